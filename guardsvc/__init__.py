@@ -1,0 +1,89 @@
+"""guardsvc: who is trusted, and a fair way back in for blocked clients."""
+import logging
+from pathlib import Path
+
+from flask import Flask
+from werkzeug.middleware.proxy_fix import ProxyFix
+
+from guardsvc.config import load_settings
+
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+
+
+def create_app(config=None):
+    """Build the application: settings, extensions, doors, error handling, commands."""
+    app = Flask(__name__, instance_relative_config=True,
+                template_folder=str(PROJECT_ROOT / "templates"),
+                static_folder=str(PROJECT_ROOT / "static"))
+    Path(app.instance_path).mkdir(parents=True, exist_ok=True)
+    app.config.update(load_settings(app.instance_path))
+    app.config.update(config or {})
+    configure_logging(app)
+    trust_proxies(app)
+    register_extensions(app)
+    register_request_hooks(app)
+    register_blueprints(app)
+    register_error_handlers(app)
+    register_commands(app)
+    return app
+
+
+def configure_logging(app):
+    logging.basicConfig(level=app.config["LOG_LEVEL"],
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+
+
+def trust_proxies(app):
+    """Honour X-Forwarded-For only for the number of proxies the operator declared."""
+    count = app.config["PROXY_COUNT"]
+    if count > 0:
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=count, x_proto=count, x_host=0, x_port=0)
+
+
+def register_extensions(app):
+    from guardsvc.accounts.auth import init_auth
+    from guardsvc.database import init_database
+    from guardsvc.extensions import csrf, db, limiter, login_manager, mail, migrate
+    import guardsvc.models  # noqa: F401  (registers every table)
+
+    init_database(app)
+    migrate.init_app(app, db, directory=str(PROJECT_ROOT / "migrations"), render_as_batch=True,
+                     compare_type=True)
+    login_manager.init_app(app)
+    csrf.init_app(app)
+    limiter.init_app(app)
+    mail.init_app(app)
+    init_auth(app)
+
+
+def register_request_hooks(app):
+    from guardsvc.identity import issue_device_cookie
+    from guardsvc.security_headers import add_security_headers
+
+    app.after_request(issue_device_cookie)
+    app.after_request(add_security_headers)
+
+
+def register_blueprints(app):
+    from guardsvc.accounts.api import bp as accounts_api
+    from guardsvc.appeals.api import bp as appeals_api
+    from guardsvc.health import bp as health
+    from guardsvc.openapi import bp as openapi
+    from guardsvc.trust.api import bp as trust_api
+
+    for blueprint in (health, openapi, accounts_api, trust_api, appeals_api):
+        app.register_blueprint(blueprint)
+
+
+def register_error_handlers(app):
+    from guardsvc.errors import register_error_handlers as register
+
+    register(app)
+
+
+def register_commands(app):
+    from guardsvc.accounts.cli import tokens_cli, users_cli
+    from guardsvc.appeals.cli import tickets_cli
+
+    for group in (users_cli, tokens_cli, tickets_cli):
+        app.cli.add_command(group)

@@ -1,0 +1,79 @@
+"""Accounts and personal access tokens."""
+from datetime import datetime
+
+from sqlalchemy import CheckConstraint, ForeignKey, String
+from sqlalchemy.orm import Mapped, mapped_column, relationship
+
+from guardsvc import clock
+from guardsvc.extensions import db
+
+ROLES = ("user", "admin", "service")
+
+
+class User(db.Model):
+    __tablename__ = "users"
+    __table_args__ = (
+        CheckConstraint("role IN ('user', 'admin', 'service')", name="role"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    # Stored lower-cased (see accounts.service.normalize_email), so unique is case-blind.
+    email: Mapped[str] = mapped_column(String(150), unique=True)
+    name: Mapped[str] = mapped_column(String(100))
+    password_hash: Mapped[str] = mapped_column(String(255))
+    role: Mapped[str] = mapped_column(String(16), default="user")
+    is_active: Mapped[bool] = mapped_column(default=True)
+    # Bumped to end every session of the user at once ("sign out everywhere").
+    session_epoch: Mapped[int] = mapped_column(default=0)
+    totp_secret: Mapped[str | None] = mapped_column(String(64))
+    totp_enabled_at: Mapped[datetime | None]
+    # Last accepted TOTP time step: a code is never accepted twice.
+    totp_last_step: Mapped[int | None]
+    created_at: Mapped[datetime] = mapped_column(default=clock.utcnow)
+
+    tokens = relationship("ApiToken", back_populates="user", lazy="dynamic")
+
+    # Flask-Login protocol.
+    @property
+    def is_authenticated(self):
+        return True
+
+    @property
+    def is_anonymous(self):
+        return False
+
+    def get_id(self):
+        return f"{self.id}:{self.session_epoch}"
+
+    @property
+    def is_admin(self):
+        return self.role == "admin"
+
+    @property
+    def is_service(self):
+        return self.role == "service"
+
+    @property
+    def has_2fa(self):
+        return self.totp_enabled_at is not None and self.totp_secret is not None
+
+
+class ApiToken(db.Model):
+    __tablename__ = "api_tokens"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    name: Mapped[str] = mapped_column(String(100))
+    # SHA-256 of the token; the token itself is shown once and never stored.
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    # First characters, so a person can tell tokens apart in a list.
+    prefix: Mapped[str] = mapped_column(String(16))
+    created_at: Mapped[datetime] = mapped_column(default=clock.utcnow)
+    last_used_at: Mapped[datetime | None]
+    revoked_at: Mapped[datetime | None]
+
+    user = relationship("User", back_populates="tokens")
+
+    @property
+    def is_active(self):
+        return self.revoked_at is None

@@ -1,0 +1,108 @@
+"""Accounts and personal access tokens: every rule that does not need HTTP."""
+import hashlib
+import secrets
+from datetime import timedelta
+
+from sqlalchemy import select, update
+
+from guardsvc import clock, messages
+from guardsvc.accounts import passwords
+from guardsvc.accounts.models import ROLES, ApiToken, User
+from guardsvc.errors import Conflict, NotFound, Unauthorized, ValidationFailed
+from guardsvc.extensions import db
+
+TOKEN_PREFIX = "gsv_"
+# last_used_at is refreshed at most this often, so reads do not become writes.
+LAST_USED_RESOLUTION = timedelta(seconds=60)
+
+
+def normalize_email(email):
+    return email.strip().lower()
+
+
+def find_user_by_email(email):
+    """The user with this e-mail (any case), or None."""
+    return db.session.scalar(select(User).where(User.email == normalize_email(email)))
+
+
+def create_user(email, name, password, role="user"):
+    """Create an account; the password is stored only as an Argon2id hash."""
+    if role not in ROLES:
+        raise ValidationFailed({"role": [messages.FIELD_BAD_CHOICE.format(choices=", ".join(ROLES))]})
+    if find_user_by_email(email) is not None:
+        raise Conflict("Alamat e-mail sudah terdaftar.")
+    user = User(email=normalize_email(email), name=name.strip(),
+                password_hash=passwords.hash_password(password), role=role)
+    db.session.add(user)
+    db.session.flush()
+    return user
+
+
+def authenticate(email, password):
+    """Return the active user with these credentials, else raise Unauthorized.
+
+    The message never says whether the e-mail exists.
+    """
+    user = find_user_by_email(email)
+    if user is None:
+        passwords.burn_time(password)
+        raise Unauthorized(messages.BAD_CREDENTIALS)
+    if not passwords.verify_password(user.password_hash, password) or not user.is_active:
+        raise Unauthorized(messages.BAD_CREDENTIALS)
+    if passwords.needs_rehash(user.password_hash):
+        user.password_hash = passwords.hash_password(password)
+    return user
+
+
+def hash_token(token):
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+def create_token(user, name=None):
+    """Issue a personal access token; returns ``(plain_token, record)``.
+
+    The plain token is returned once here and never stored.
+    """
+    plain = TOKEN_PREFIX + secrets.token_urlsafe(32)
+    record = ApiToken(user_id=user.id, name=(name or "").strip() or "Token akses",
+                      token_hash=hash_token(plain), prefix=plain[:10])
+    db.session.add(record)
+    db.session.flush()
+    return plain, record
+
+
+def user_for_token(plain):
+    """The active user owning this unrevoked token, or None."""
+    if not plain or not plain.startswith(TOKEN_PREFIX) or len(plain) > 128:
+        return None
+    record = db.session.scalar(
+        select(ApiToken).where(ApiToken.token_hash == hash_token(plain), ApiToken.revoked_at.is_(None)))
+    if record is None or not record.user.is_active:
+        return None
+    _touch_token(record)
+    return record.user
+
+
+def _touch_token(record):
+    now = clock.utcnow()
+    if record.last_used_at is not None and now - record.last_used_at < LAST_USED_RESOLUTION:
+        return
+    # A small write of its own: the request may be a read that never commits.
+    db.session.execute(update(ApiToken).where(ApiToken.id == record.id).values(last_used_at=now))
+    db.session.commit()
+
+
+def list_tokens(user):
+    """The user's tokens, newest first (revoked ones included, marked)."""
+    return db.session.scalars(
+        select(ApiToken).where(ApiToken.user_id == user.id).order_by(ApiToken.id.desc())).all()
+
+
+def revoke_token(user, token_id):
+    """Revoke one of the user's own tokens (another user's: NotFound)."""
+    record = db.session.get(ApiToken, token_id)
+    if record is None or record.user_id != user.id:
+        raise NotFound(messages.TOKEN_NOT_FOUND)
+    if record.revoked_at is None:
+        record.revoked_at = clock.utcnow()
+    return record

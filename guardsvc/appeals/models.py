@@ -1,0 +1,52 @@
+"""Unblock appeal tickets."""
+from datetime import datetime
+
+from sqlalchemy import CheckConstraint, ForeignKey, Index, String, Text, text
+from sqlalchemy.orm import Mapped, mapped_column, relationship
+
+from guardsvc import clock
+from guardsvc.extensions import db
+
+STATUSES = ("pending", "approved", "rejected")
+PENDING_ONLY = text("status = 'pending'")
+PENDING_WITH_DEVICE = text("status = 'pending' AND device_id IS NOT NULL")
+
+
+class UnblockTicket(db.Model):
+    __tablename__ = "unblock_tickets"
+    __table_args__ = (
+        CheckConstraint("status IN ('pending', 'approved', 'rejected')", name="status"),
+        # The cooldown rule lives in the database: one pending ticket per IP and
+        # per device id, whatever the number of workers or machines.
+        Index("uq_unblock_tickets_pending_ip", "ip_address", unique=True,
+              sqlite_where=PENDING_ONLY, postgresql_where=PENDING_ONLY),
+        Index("uq_unblock_tickets_pending_device", "device_id", unique=True,
+              sqlite_where=PENDING_WITH_DEVICE, postgresql_where=PENDING_WITH_DEVICE),
+        Index("ix_unblock_tickets_status_created_at", "status", "created_at"),
+        Index("ix_unblock_tickets_ip_address", "ip_address"),
+        Index("ix_unblock_tickets_device_id", "device_id"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    ticket_number: Mapped[str] = mapped_column(String(12), unique=True)
+    name: Mapped[str] = mapped_column(String(100))
+    email: Mapped[str] = mapped_column(String(150))
+    phone: Mapped[str | None] = mapped_column(String(30))
+    reason: Mapped[str] = mapped_column(Text)
+    ip_address: Mapped[str] = mapped_column(String(45))
+    device_id: Mapped[str | None] = mapped_column(String(64))
+    local_ip: Mapped[str | None] = mapped_column(String(45))
+    user_agent: Mapped[str | None] = mapped_column(String(255))
+    block_id: Mapped[int | None] = mapped_column(ForeignKey("blocks.id", ondelete="SET NULL"))
+    status: Mapped[str] = mapped_column(String(16), default="pending")
+    created_at: Mapped[datetime] = mapped_column(default=clock.utcnow)
+    resolved_at: Mapped[datetime | None]
+    resolved_by_id: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
+    admin_notes: Mapped[str | None] = mapped_column(Text)
+
+    block = relationship("Block")
+    resolved_by = relationship("User")
+
+    @property
+    def is_pending(self):
+        return self.status == "pending"

@@ -1,0 +1,46 @@
+"""Blocks on an IP, a CIDR range or a device id."""
+from datetime import datetime
+
+from sqlalchemy import CheckConstraint, ForeignKey, Index, String, Text, text
+from sqlalchemy.orm import Mapped, mapped_column, relationship
+
+from guardsvc import clock
+from guardsvc.extensions import db
+
+NOT_LIFTED = text("lifted_at IS NULL")
+
+
+class Block(db.Model):
+    __tablename__ = "blocks"
+    __table_args__ = (
+        CheckConstraint("(network IS NULL) <> (device_id IS NULL)", name="one_target"),
+        # Lookups only ever ask for blocks that are not lifted: keep those indexes small.
+        Index("ix_blocks_active_network", "network", sqlite_where=NOT_LIFTED, postgresql_where=NOT_LIFTED),
+        Index("ix_blocks_active_device", "device_id", sqlite_where=NOT_LIFTED, postgresql_where=NOT_LIFTED),
+        Index("ix_blocks_created_at", "created_at"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    reference: Mapped[str] = mapped_column(String(12), unique=True)
+    # Canonical CIDR text ("203.0.113.7/32", "10.0.0.0/8", "2001:db8::/32");
+    # a single address is stored as a full-length prefix.
+    network: Mapped[str | None] = mapped_column(String(64))
+    device_id: Mapped[str | None] = mapped_column(String(64))
+    local_ip: Mapped[str | None] = mapped_column(String(45))
+    reason: Mapped[str | None] = mapped_column(Text)
+    created_by_id: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
+    created_at: Mapped[datetime] = mapped_column(default=clock.utcnow)
+    expires_at: Mapped[datetime | None]
+    lifted_at: Mapped[datetime | None]
+    lifted_by_id: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
+    lift_reason: Mapped[str | None] = mapped_column(Text)
+
+    created_by = relationship("User", foreign_keys=[created_by_id])
+    lifted_by = relationship("User", foreign_keys=[lifted_by_id])
+
+    def is_active_at(self, moment):
+        return self.lifted_at is None and (self.expires_at is None or self.expires_at > moment)
+
+    @property
+    def target(self):
+        return self.network if self.network is not None else self.device_id

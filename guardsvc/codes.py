@@ -1,0 +1,16 @@
+"""Public reference numbers: a prefix and 8 upper-case hex characters from a CSPRNG."""
+import re
+import secrets
+
+
+def new_code(prefix):
+    """``TKT-1A2B3C4D`` style code (32 random bits)."""
+    return f"{prefix}-{secrets.token_hex(4).upper()}"
+
+
+def parse_code(prefix, text):
+    """Canonical form of a code typed by a person (spaces trimmed, any case), or None."""
+    if not isinstance(text, str):
+        return None
+    candidate = text.strip().upper()
+    return candidate if re.fullmatch(rf"{prefix}-[0-9A-F]{{8}}", candidate) else None

@@ -1,0 +1,87 @@
+"""Settings. The only module that reads ``os.environ`` (``GUARDSVC_*``)."""
+import os
+import secrets
+from pathlib import Path
+
+PREFIX = "GUARDSVC_"
+
+
+def _env(name, default=None):
+    value = os.environ.get(PREFIX + name)
+    return default if value is None or value == "" else value
+
+
+def _env_bool(name, default=False):
+    value = _env(name)
+    if value is None:
+        return default
+    return value.strip().lower() in {"1", "true", "yes", "on"}
+
+
+def _env_int(name, default):
+    value = _env(name)
+    return default if value is None else int(value)
+
+
+def shared_secret_key(instance_path):
+    """Return the secret key kept in the instance folder, creating it once.
+
+    Every gunicorn worker must sign sessions with the same key, so a fresh
+    random key per process would sign users out at random. The file is created
+    atomically (write a temporary file, then hard-link it into place) so that
+    concurrent workers agree on one value.
+    """
+    path = Path(instance_path) / "secret_key"
+    if not path.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f".secret_key.{os.getpid()}.{secrets.token_hex(4)}")
+        tmp.write_text(secrets.token_urlsafe(48))
+        os.chmod(tmp, 0o600)
+        try:
+            os.link(tmp, path)
+        except FileExistsError:
+            pass
+        finally:
+            tmp.unlink()
+    return path.read_text().strip()
+
+
+def load_settings(instance_path):
+    """Build the Flask config mapping from ``GUARDSVC_*`` environment variables."""
+    database_url = _env("DATABASE_URL") or "sqlite:///" + str(Path(instance_path) / "guardsvc.db")
+    if database_url.startswith("postgres://"):
+        database_url = "postgresql://" + database_url[len("postgres://"):]
+    if database_url.startswith("postgresql://"):
+        database_url = "postgresql+psycopg://" + database_url[len("postgresql://"):]
+    return {
+        "SECRET_KEY": _env("SECRET_KEY") or shared_secret_key(instance_path),
+        "SQLALCHEMY_DATABASE_URI": database_url,
+        "SQLALCHEMY_ENGINE_OPTIONS": {"pool_pre_ping": True},
+        "PROXY_COUNT": _env_int("PROXY_COUNT", 0),
+        "BASE_URL": _env("BASE_URL", "http://127.0.0.1:8000").rstrip("/"),
+        "MAX_CONTENT_LENGTH": 64 * 1024,
+        "SESSION_COOKIE_HTTPONLY": True,
+        "SESSION_COOKIE_SAMESITE": "Lax",
+        "SESSION_COOKIE_SECURE": _env_bool("SESSION_COOKIE_SECURE", False),
+        "SESSION_COOKIE_NAME": "guardsvc_session",
+        "DEVICE_COOKIE_NAME": "guardsvc_device",
+        "DEVICE_COOKIE_DAYS": 400,
+        "WTF_CSRF_CHECK_DEFAULT": False,
+        "WTF_CSRF_TIME_LIMIT": None,
+        "WTF_CSRF_SSL_STRICT": False,
+        "RATELIMIT_ENABLED": _env_bool("RATELIMIT_ENABLED", True),
+        "RATELIMIT_STORAGE_URI": _env("RATELIMIT_STORAGE_URI", "memory://"),
+        "RATELIMIT_HEADERS_ENABLED": True,
+        "RATELIMIT_SUBMIT": _env("RATELIMIT_SUBMIT", "20 per minute;200 per day"),
+        "RATELIMIT_AUTH": _env("RATELIMIT_AUTH", "10 per minute"),
+        "RATELIMIT_CHECK": _env("RATELIMIT_CHECK", "60 per minute"),
+        "TRUST_LIFETIME_DAYS": _env_int("TRUST_LIFETIME_DAYS", 0),
+        "MAIL_SERVER": _env("MAIL_SERVER"),
+        "MAIL_PORT": _env_int("MAIL_PORT", 25),
+        "MAIL_USERNAME": _env("MAIL_USERNAME"),
+        "MAIL_PASSWORD": _env("MAIL_PASSWORD"),
+        "MAIL_USE_TLS": _env_bool("MAIL_USE_TLS", False),
+        "MAIL_USE_SSL": _env_bool("MAIL_USE_SSL", False),
+        "MAIL_DEFAULT_SENDER": _env("MAIL_DEFAULT_SENDER", "guardsvc <no-reply@localhost>"),
+        "LOG_LEVEL": _env("LOG_LEVEL", "INFO"),
+    }

@@ -1,0 +1,202 @@
+"""Domain exceptions and the one place that renders every failure.
+
+Under ``/api/`` a failure is always JSON ``{success: false, message, errors?}``;
+elsewhere it is an Indonesian HTML page in the site layout.
+"""
+import logging
+
+from flask import jsonify, make_response, render_template, request
+from flask_wtf.csrf import CSRFError
+from sqlalchemy.exc import DBAPIError, OperationalError, InterfaceError
+from werkzeug.exceptions import HTTPException
+
+from guardsvc import messages
+
+log = logging.getLogger(__name__)
+
+
+class GuardError(Exception):
+    """Base of every failure the domain raises on purpose."""
+
+    status = 400
+    message = messages.BAD_REQUEST
+
+    def __init__(self, message=None, *, errors=None, extra=None, headers=None):
+        super().__init__(message or self.message)
+        self.message = message or self.message
+        self.errors = errors
+        self.extra = extra or {}
+        self.headers = headers or {}
+
+
+class BadRequest(GuardError):
+    status = 400
+
+
+class Unauthorized(GuardError):
+    status = 401
+    message = messages.UNAUTHORIZED
+
+    def __init__(self, message=None, **kwargs):
+        kwargs.setdefault("headers", {"WWW-Authenticate": 'Bearer realm="guardsvc"'})
+        super().__init__(message, **kwargs)
+
+
+class Forbidden(GuardError):
+    status = 403
+    message = messages.FORBIDDEN
+
+
+class NotFound(GuardError):
+    status = 404
+    message = messages.NOT_FOUND
+
+
+class Conflict(GuardError):
+    status = 409
+    message = messages.CONFLICT
+
+
+class InvalidState(Conflict):
+    """The resource exists but is not in a state that allows the action."""
+
+
+class UnsupportedMediaType(GuardError):
+    status = 415
+    message = messages.UNSUPPORTED_MEDIA
+
+
+class ValidationFailed(GuardError):
+    status = 422
+    message = messages.VALIDATION_FAILED
+
+    def __init__(self, errors, message=None):
+        super().__init__(message, errors=errors)
+
+
+class Cooldown(GuardError):
+    """The client already has a pending ticket."""
+
+    status = 429
+    message = messages.TICKET_COOLDOWN
+
+    def __init__(self, ticket_number):
+        super().__init__(extra={"ticket_number": ticket_number})
+        self.ticket_number = ticket_number
+
+
+class Blocked(GuardError):
+    """The calling client is under an active block."""
+
+    status = 403
+    message = messages.BLOCKED
+
+    def __init__(self, block, appeal_url):
+        super().__init__(extra={"blocked": True, "reference": block.reference, "appeal_url": appeal_url})
+        self.block = block
+        self.appeal_url = appeal_url
+
+
+HTTP_MESSAGES = {
+    400: messages.BAD_REQUEST,
+    401: messages.UNAUTHORIZED,
+    403: messages.FORBIDDEN,
+    404: messages.NOT_FOUND,
+    405: messages.METHOD_NOT_ALLOWED,
+    409: messages.CONFLICT,
+    413: messages.TOO_LARGE,
+    415: messages.UNSUPPORTED_MEDIA,
+    422: messages.VALIDATION_FAILED,
+    429: messages.RATE_LIMITED,
+    500: messages.INTERNAL_ERROR,
+    503: messages.UNAVAILABLE,
+}
+
+
+def wants_json():
+    """True for the JSON door: every ``/api/`` path, whatever went wrong."""
+    return request.path == "/api" or request.path.startswith("/api/")
+
+
+def render_failure(status, message, *, errors=None, extra=None, headers=None, error=None):
+    """Answer a failure as JSON on the API, as an Indonesian page elsewhere."""
+    if wants_json():
+        body = {"success": False, "message": message}
+        if errors is not None:
+            body["errors"] = errors
+        body.update(extra or {})
+        response = jsonify(body)
+    else:
+        template = "errors/blocked.html" if isinstance(error, Blocked) else "errors/error.html"
+        response = render_template(template, status=status, message=message, errors=errors,
+                                   error=error, extra=extra or {})
+        response = make_response(response)
+    response.status_code = status
+    for name, value in (headers or {}).items():
+        response.headers[name] = value
+    return response
+
+
+def _handle_guard_error(error):
+    return render_failure(error.status, error.message, errors=error.errors, extra=error.extra,
+                          headers=error.headers, error=error)
+
+
+def _handle_http_exception(error):
+    status = error.code or 500
+    headers = {}
+    if status == 405 and getattr(error, "valid_methods", None):
+        headers["Allow"] = ", ".join(error.valid_methods)
+    if status == 401:
+        headers["WWW-Authenticate"] = 'Bearer realm="guardsvc"'
+    if status == 429:
+        retry_after = _retry_after(error)
+        if retry_after:
+            headers["Retry-After"] = retry_after
+    message = HTTP_MESSAGES.get(status, messages.BAD_REQUEST if status < 500 else messages.INTERNAL_ERROR)
+    return render_failure(status, message, headers=headers, error=error)
+
+
+def _retry_after(error):
+    response = getattr(error, "response", None)
+    if response is not None and response.headers.get("Retry-After"):
+        return response.headers["Retry-After"]
+    limit = getattr(error, "limit", None)
+    if limit is not None:
+        try:
+            return str(int(limit.limit.get_expiry()))
+        except Exception:  # pragma: no cover - defensive: never fail while failing
+            return "60"
+    return None
+
+
+def _handle_csrf_error(error):
+    return render_failure(400, messages.CSRF_FAILED, error=error)
+
+
+def _is_connection_problem(error):
+    if isinstance(error, (OperationalError, InterfaceError)):
+        return True
+    return isinstance(error, DBAPIError) and bool(getattr(error, "connection_invalidated", False))
+
+
+def _handle_unexpected(error):
+    from guardsvc.extensions import db
+
+    try:
+        db.session.rollback()
+    except Exception:  # pragma: no cover - the connection may be gone
+        log.warning("rollback after failure also failed", exc_info=True)
+    if _is_connection_problem(error):
+        log.error("database unavailable: %s", error.__class__.__name__, exc_info=True)
+        return render_failure(503, messages.UNAVAILABLE, headers={"Retry-After": "5"}, error=error)
+    log.exception("unexpected error on %s %s", request.method, request.path)
+    return render_failure(500, messages.INTERNAL_ERROR, error=error)
+
+
+def register_error_handlers(app):
+    """Send every failure through ``render_failure``."""
+    app.register_error_handler(GuardError, _handle_guard_error)
+    app.register_error_handler(CSRFError, _handle_csrf_error)
+    app.register_error_handler(HTTPException, _handle_http_exception)
+    app.register_error_handler(Exception, _handle_unexpected)

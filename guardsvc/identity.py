@@ -1,0 +1,123 @@
+"""Who is calling: client IP (behind N trusted proxies), device id, local IP.
+
+The client IP is the TCP peer. ``X-Forwarded-For`` only counts when the
+operator sets ``GUARDSVC_PROXY_COUNT`` (werkzeug's ProxyFix then rewrites
+``remote_addr`` from exactly that many trusted hops).
+"""
+import ipaddress
+import re
+import uuid
+from dataclasses import dataclass
+
+from flask import current_app, g, request
+
+from guardsvc import messages
+from guardsvc.errors import ValidationFailed
+
+DEVICE_ID_RE = re.compile(r"\A[A-Za-z0-9._:-]{1,64}\Z")
+DEVICE_HEADER = "X-Device-Id"
+LOCAL_IP_HEADER = "X-Local-Ip"
+USER_AGENT_MAX = 255
+
+
+def normalize_ip(value):
+    """Return the canonical text of an IP address (IPv4-mapped IPv6 becomes IPv4).
+
+    Raises ValueError when ``value`` is not an IP address.
+    """
+    if not isinstance(value, str):
+        raise ValueError("not a string")
+    text = value.strip()
+    if "%" in text:  # zone ids say nothing about the host
+        text = text.split("%", 1)[0]
+    address = ipaddress.ip_address(text)
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        address = address.ipv4_mapped
+    return str(address)
+
+
+def is_valid_device_id(value):
+    return isinstance(value, str) and bool(DEVICE_ID_RE.match(value))
+
+
+@dataclass(frozen=True)
+class Client:
+    """Everything the service knows about the caller of one request."""
+
+    ip_address: str
+    device_id: str | None
+    local_ip: str | None
+    user_agent: str | None
+
+
+def client_ip():
+    """The normalized client IP of the current request."""
+    try:
+        return normalize_ip(request.remote_addr or "")
+    except ValueError:
+        # Unix sockets and test clients may give no address at all.
+        return "0.0.0.0"
+
+
+def _header_device_id(errors):
+    raw = request.headers.get(DEVICE_HEADER)
+    if raw is None:
+        return None
+    value = raw.strip()
+    if not is_valid_device_id(value):
+        errors[DEVICE_HEADER] = [messages.FIELD_BAD_DEVICE_ID]
+        return None
+    return value
+
+
+def _header_local_ip(errors):
+    raw = request.headers.get(LOCAL_IP_HEADER)
+    if raw is None:
+        return None
+    try:
+        return normalize_ip(raw)
+    except ValueError:
+        errors[LOCAL_IP_HEADER] = [messages.FIELD_BAD_IP]
+        return None
+
+
+def cookie_device_id():
+    """The device id carried by the long-lived browser cookie, if it is well formed."""
+    value = request.cookies.get(current_app.config["DEVICE_COOKIE_NAME"])
+    return value if is_valid_device_id(value) else None
+
+
+def current_client():
+    """Describe the caller; raises ValidationFailed (422) for malformed identity headers."""
+    if "guardsvc_client" in g:
+        return g.guardsvc_client
+    errors = {}
+    device_id = _header_device_id(errors)
+    local_ip = _header_local_ip(errors)
+    if errors:
+        raise ValidationFailed(errors)
+    if device_id is None:
+        device_id = cookie_device_id()
+    user_agent = request.headers.get("User-Agent") or None
+    if user_agent is not None:
+        user_agent = user_agent[:USER_AGENT_MAX]
+    g.guardsvc_client = Client(client_ip(), device_id, local_ip, user_agent)
+    return g.guardsvc_client
+
+
+def issue_device_cookie(response):
+    """Give a browser a stable device id (HttpOnly, SameSite=Lax) when it has none."""
+    if request.path.startswith("/api/") or request.path.startswith("/static/"):
+        return response
+    if cookie_device_id() is not None:
+        return response
+    config = current_app.config
+    response.set_cookie(
+        config["DEVICE_COOKIE_NAME"],
+        str(uuid.uuid4()),
+        max_age=config["DEVICE_COOKIE_DAYS"] * 24 * 3600,
+        httponly=True,
+        samesite="Lax",
+        secure=config["SESSION_COOKIE_SECURE"],
+    )
+    return response

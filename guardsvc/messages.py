@@ -1,0 +1,61 @@
+"""Every Indonesian sentence the JSON API and e-mails say, in one place."""
+
+# Generic HTTP conditions (contract section 1).
+BAD_JSON = "Isi permintaan bukan JSON yang valid atau bukan objek JSON."
+CSRF_FAILED = "Token CSRF tidak ada atau tidak valid. Muat ulang halaman lalu coba lagi."
+UNAUTHORIZED = "Anda harus masuk terlebih dahulu atau menyertakan token akses yang valid."
+FORBIDDEN = "Anda tidak memiliki izin untuk tindakan ini."
+BLOCKED = "Akses Anda diblokir. Anda dapat mengajukan permohonan pembukaan blokir."
+NOT_FOUND = "Sumber daya yang diminta tidak ditemukan."
+METHOD_NOT_ALLOWED = "Metode HTTP ini tidak diizinkan untuk alamat ini."
+CONFLICT = "Permintaan bertentangan dengan keadaan data saat ini."
+TOO_LARGE = "Isi permintaan terlalu besar (maksimal 64 KiB)."
+UNSUPPORTED_MEDIA = "Content-Type harus application/json."
+VALIDATION_FAILED = "Data yang dikirim tidak valid. Periksa kembali isian Anda."
+RATE_LIMITED = "Terlalu banyak permintaan. Silakan coba lagi nanti."
+INTERNAL_ERROR = "Terjadi kesalahan pada server. Silakan coba lagi nanti."
+UNAVAILABLE = "Layanan sedang tidak dapat menjangkau basis data. Silakan coba lagi sebentar lagi."
+BAD_REQUEST = "Permintaan tidak valid."
+
+# Field validation.
+FIELD_REQUIRED = "Wajib diisi."
+FIELD_NOT_STRING = "Harus berupa teks."
+FIELD_TOO_LONG = "Maksimal {max} karakter."
+FIELD_BAD_CHARS = "Mengandung karakter yang tidak diizinkan."
+FIELD_BAD_EMAIL = "Format alamat e-mail tidak valid."
+FIELD_BAD_CHOICE = "Harus salah satu dari: {choices}."
+FIELD_BAD_IP = "Harus berupa alamat IPv4 atau IPv6 yang valid."
+FIELD_BAD_IP_OR_CIDR = "Harus berupa alamat IP atau rentang CIDR yang valid."
+FIELD_BAD_DEVICE_ID = "Harus 1-64 karakter: huruf, angka, titik, garis bawah, titik dua, atau tanda hubung."
+FIELD_BAD_INTEGER = "Harus berupa bilangan bulat."
+FIELD_BAD_BOOLEAN = "Harus berupa nilai benar/salah."
+FIELD_OUT_OF_RANGE = "Nilai di luar rentang yang diizinkan."
+
+# Accounts and tokens.
+BAD_CREDENTIALS = "E-mail atau kata sandi salah."
+TOKEN_CREATED = "Token akses berhasil dibuat. Simpan sekarang; token ini tidak akan ditampilkan lagi."
+TOKEN_REVOKED = "Token akses berhasil dicabut."
+TOKEN_NOT_FOUND = "Token akses tidak ditemukan."
+
+# Trusted IPs.
+TRUSTED_IP_SAVED = "IP {ip} berhasil ditambahkan sebagai IP terpercaya Anda."
+TRUSTED_IP_REFRESHED = "IP {ip} sudah terdaftar sebagai IP terpercaya Anda; data perangkat diperbarui."
+TRUSTED_IP_REVOKED = "IP terpercaya berhasil dicabut."
+TRUSTED_IP_NOT_FOUND = "IP terpercaya tidak ditemukan."
+UNNAMED_DEVICE = "Perangkat tanpa nama"
+
+# Unblock tickets.
+TICKET_SUBMITTED = "Permohonan pembukaan blokir berhasil diajukan."
+TICKET_COOLDOWN = (
+    "Anda sudah memiliki tiket permohonan yang sedang diproses. Mohon tunggu review administrator."
+)
+TICKET_NOT_FOUND = "Nomor tiket tidak ditemukan."
+TICKET_NOT_PENDING = "Tiket ini sudah diputuskan sebelumnya dan tidak dapat diubah lagi."
+TICKET_APPROVED_DEFAULT_NOTES = "Permohonan disetujui."
+TICKET_REJECTED_DEFAULT_NOTES = "Permohonan ditolak."
+TICKET_APPROVED = "Tiket {ticket} disetujui; blokir yang cocok telah dibuka."
+TICKET_REJECTED = "Tiket {ticket} ditolak."
+
+# Blocks.
+BLOCK_NOT_FOUND = "Blokir tidak ditemukan."
+BLOCK_NOT_ACTIVE = "Blokir ini sudah tidak aktif."

@@ -1,0 +1,172 @@
+"""Marshmallow building blocks shared by every feature's schemas.
+
+All messages are Indonesian; strings are trimmed and refused when they hold
+control characters (PostgreSQL cannot even store NUL).
+"""
+import re
+
+from marshmallow import EXCLUDE, Schema, ValidationError, fields, validate
+
+from guardsvc import clock, messages
+from guardsvc.identity import is_valid_device_id, normalize_ip
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+_CONTROL_SINGLE_LINE = re.compile(r"[\x00-\x1f\x7f]")
+
+
+class BaseSchema(Schema):
+    """Unknown fields are ignored; shape errors speak Indonesian."""
+
+    class Meta:
+        unknown = EXCLUDE
+
+    error_messages = {
+        "type": messages.BAD_JSON,
+        "unknown": "Kolom tidak dikenal.",
+        "required": messages.FIELD_REQUIRED,
+        "null": messages.FIELD_REQUIRED,
+        "validator_failed": messages.VALIDATION_FAILED,
+    }
+
+
+class Text(fields.String):
+    """A trimmed string; blank counts as missing; control characters refused.
+
+    ``multiline`` allows newlines and tabs (for free text like a reason).
+    ``blank_as_none`` turns an optional blank value into None instead of "".
+    """
+
+    default_error_messages = {
+        "invalid": messages.FIELD_NOT_STRING,
+        "invalid_utf8": messages.FIELD_NOT_STRING,
+        "required": messages.FIELD_REQUIRED,
+        "null": messages.FIELD_REQUIRED,
+        "blank": messages.FIELD_REQUIRED,
+        "bad_chars": messages.FIELD_BAD_CHARS,
+    }
+
+    def __init__(self, *, max_length=None, multiline=False, blank_as_none=False, **kwargs):
+        validators = list(kwargs.pop("validate", []) or [])
+        if max_length is not None:
+            validators.insert(0, validate.Length(max=max_length, error=messages.FIELD_TOO_LONG))
+        super().__init__(validate=validators, **kwargs)
+        self.multiline = multiline
+        self.blank_as_none = blank_as_none
+
+    def _validate(self, value):
+        if value is not None:  # a blank optional value became None: nothing to check
+            super()._validate(value)
+
+    def _deserialize(self, value, attr, data, **kwargs):
+        text = super()._deserialize(value, attr, data, **kwargs).strip()
+        if self.multiline:
+            text = text.replace("\r\n", "\n")
+        pattern = _CONTROL if self.multiline else _CONTROL_SINGLE_LINE
+        if pattern.search(text):
+            raise self.make_error("bad_chars")
+        if not text:
+            if self.required:
+                raise self.make_error("blank")
+            return None if self.blank_as_none else text
+        return text
+
+
+class Email(Text):
+    """A trimmed e-mail address."""
+
+    default_error_messages = {"invalid_email": messages.FIELD_BAD_EMAIL}
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.validators.append(validate.Email(error=messages.FIELD_BAD_EMAIL))
+
+
+class IpAddress(Text):
+    """An IPv4 or IPv6 address, normalized."""
+
+    default_error_messages = {"bad_ip": messages.FIELD_BAD_IP}
+
+    def _deserialize(self, value, attr, data, **kwargs):
+        text = super()._deserialize(value, attr, data, **kwargs)
+        if text is None or text == "":
+            return text
+        try:
+            return normalize_ip(text)
+        except ValueError as exc:
+            raise self.make_error("bad_ip") from exc
+
+
+class DeviceId(Text):
+    """A device id as carried by ``X-Device-Id``."""
+
+    default_error_messages = {"bad_device": messages.FIELD_BAD_DEVICE_ID}
+
+    def _deserialize(self, value, attr, data, **kwargs):
+        text = super()._deserialize(value, attr, data, **kwargs)
+        if text and not is_valid_device_id(text):
+            raise self.make_error("bad_device")
+        return text
+
+
+class Choice(Text):
+    """One of a fixed set of words."""
+
+    def __init__(self, choices, **kwargs):
+        super().__init__(**kwargs)
+        self.validators.append(validate.OneOf(
+            choices, error=messages.FIELD_BAD_CHOICE.format(choices=", ".join(choices))))
+
+
+class Timestamp(fields.Field):
+    """Dump-only UTC timestamp: ``2026-11-22T08:50:00.123456Z``; None stays null."""
+
+    def __init__(self, **kwargs):
+        kwargs.setdefault("allow_none", True)
+        super().__init__(**kwargs)
+
+    def _serialize(self, value, attr, obj, **kwargs):
+        return clock.isoformat(value)
+
+
+INT32_MAX = 2**31 - 1
+
+
+def Integer(*, strict=True, minimum=1, maximum=INT32_MAX, **kwargs):
+    """An integer field with Indonesian messages, bounded so the database never overflows.
+
+    ``strict=False`` accepts digit strings (query parameters).
+    """
+    kwargs.setdefault("error_messages", {"invalid": messages.FIELD_BAD_INTEGER,
+                                         "required": messages.FIELD_REQUIRED,
+                                         "null": messages.FIELD_REQUIRED,
+                                         "too_large": messages.FIELD_OUT_OF_RANGE})
+    kwargs.setdefault("validate", validate.Range(min=minimum, max=maximum, error=messages.FIELD_OUT_OF_RANGE))
+    return fields.Integer(strict=strict, **kwargs)
+
+
+def Nullable(field_class=fields.String, **kwargs):
+    """A dump field that may be null (documented as nullable in the API document)."""
+    return field_class(allow_none=True, **kwargs)
+
+
+def load_or_raise(schema, data):
+    """Validate ``data`` with ``schema``; raise the domain's 422 on failure."""
+    from guardsvc.errors import ValidationFailed
+
+    try:
+        return schema.load(data)
+    except ValidationError as exc:
+        raise ValidationFailed(_flatten(exc.messages)) from exc
+
+
+def _flatten(errors):
+    """Make every entry a list of strings (marshmallow may nest dicts)."""
+    flat = {}
+    for key, value in errors.items():
+        if isinstance(value, dict):
+            flat[key] = [str(m) for sub in value.values() for m in (sub if isinstance(sub, list) else [sub])]
+        elif isinstance(value, list):
+            flat[key] = [str(m) for m in value]
+        else:
+            flat[key] = [str(value)]
+    return flat

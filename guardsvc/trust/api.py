@@ -1,0 +1,52 @@
+"""JSON door for trusted IPs."""
+from flask import Blueprint, request
+from flask_login import current_user
+
+from guardsvc import messages
+from guardsvc.accounts.auth import roles_required
+from guardsvc.extensions import db
+from guardsvc.identity import current_client
+from guardsvc.jsonio import json_body, ok
+from guardsvc.schema_fields import load_or_raise
+from guardsvc.trust import service
+from guardsvc.trust.schemas import SaveMyIpSchema, TrustCheckQuerySchema, TrustedIpSchema
+
+bp = Blueprint("trust_api", __name__, url_prefix="/api/security/trusted-ips")
+record_schema = TrustedIpSchema()
+
+
+@bp.post("/save-my-ip")
+@roles_required("user", "admin")
+def save_my_ip():
+    """Trust the caller's current IP and device for the signed-in user."""
+    data = load_or_raise(SaveMyIpSchema(), json_body())
+    client = current_client()
+    record, created = service.trust_device(current_user, client, data.get("device_name"))
+    db.session.commit()
+    template = messages.TRUSTED_IP_SAVED if created else messages.TRUSTED_IP_REFRESHED
+    return ok(201 if created else 200, message=template.format(ip=record.ip_address),
+              data=record_schema.dump(record))
+
+
+@bp.get("")
+@roles_required("user", "admin")
+def list_trusted_ips():
+    """List the caller's trusted IP records (revoked ones included)."""
+    return ok(data=record_schema.dump(service.list_trusted(current_user), many=True))
+
+
+@bp.delete("/<int(max=2147483647):record_id>")
+@roles_required("user", "admin")
+def revoke_trusted_ip(record_id):
+    """Revoke one of the caller's trusted IP records."""
+    record = service.revoke(service.get_own(current_user, record_id))
+    db.session.commit()
+    return ok(message=messages.TRUSTED_IP_REVOKED, data=record_schema.dump(record))
+
+
+@bp.get("/check")
+@roles_required("admin", "service")
+def check_trusted_ip():
+    """Host check: is this (user, IP, device) trusted?"""
+    query = load_or_raise(TrustCheckQuerySchema(), request.args.to_dict())
+    return ok(data={"trusted": service.is_trusted(query["user_id"], query["ip"], query["device_id"])})

@@ -1,0 +1,32 @@
+"""Shapes of trusted-IP requests and records."""
+from marshmallow import fields
+
+from guardsvc.schema_fields import BaseSchema, Nullable, DeviceId, IpAddress, Text, Timestamp, Integer
+
+
+class SaveMyIpSchema(BaseSchema):
+    """Body of save-my-ip: an optional device name."""
+
+    device_name = Text(max_length=100, load_default=None, blank_as_none=True, allow_none=True)
+
+
+class TrustedIpSchema(BaseSchema):
+    """A trusted IP record: exactly the fields of seed section 2.1."""
+
+    id = fields.Integer()
+    user_id = fields.Integer()
+    ip_address = fields.String()
+    local_ip = Nullable()
+    device_id = Nullable()
+    device_name = fields.String()
+    operating_system = Nullable()
+    is_active = fields.Boolean()
+    verified_at = Timestamp()
+
+
+class TrustCheckQuerySchema(BaseSchema):
+    """Query of the host check: whose trust, from which IP and device."""
+
+    user_id = Integer(required=True, strict=False)
+    ip = IpAddress(required=True, max_length=64)
+    device_id = DeviceId(load_default=None, blank_as_none=True)

@@ -1,0 +1,96 @@
+"""Trusted devices: registering, revoking and asking whether a caller is trusted."""
+from datetime import timedelta
+
+from flask import current_app
+from sqlalchemy import func, select
+from sqlalchemy.exc import IntegrityError
+
+from guardsvc import clock, messages
+from guardsvc.errors import NotFound
+from guardsvc.extensions import db
+from guardsvc.trust.models import TrustedIp
+from guardsvc.trust.useragent import describe_user_agent
+
+
+def _same_device(device_id):
+    # NULL matches NULL: the unique index compares coalesce(device_id, '').
+    return func.coalesce(TrustedIp.device_id, "") == (device_id or "")
+
+
+def _find(user_id, ip_address, device_id):
+    return db.session.scalar(select(TrustedIp).where(
+        TrustedIp.user_id == user_id, TrustedIp.ip_address == ip_address, _same_device(device_id)))
+
+
+def trust_device(user, client, device_name=None):
+    """Register the caller's (IP, device) as trusted for ``user``.
+
+    Returns ``(record, created)``. Registering the same triple again refreshes
+    it (verified_at, name, agent, active again) instead of adding a second row;
+    a concurrent first registration that loses the race becomes that refresh.
+    """
+    name = device_name or describe_user_agent(client.user_agent) or messages.UNNAMED_DEVICE
+    for _ in range(2):
+        record = _find(user.id, client.ip_address, client.device_id)
+        if record is not None:
+            _refresh(record, client, name)
+            db.session.flush()
+            return record, False
+        record = TrustedIp(user_id=user.id, ip_address=client.ip_address, device_id=client.device_id,
+                           local_ip=client.local_ip, device_name=name,
+                           operating_system=client.user_agent, is_active=True)
+        db.session.add(record)
+        try:
+            db.session.flush()
+            return record, True
+        except IntegrityError:
+            db.session.rollback()
+    raise RuntimeError("trusted IP neither inserted nor found")  # pragma: no cover
+
+
+def _refresh(record, client, name):
+    now = clock.utcnow()
+    record.verified_at = now
+    record.device_name = name
+    record.operating_system = client.user_agent
+    record.local_ip = client.local_ip
+    record.is_active = True
+    record.revoked_at = None
+
+
+def _lifetime_cutoff():
+    days = current_app.config.get("TRUST_LIFETIME_DAYS") or 0
+    return clock.utcnow() - timedelta(days=days) if days > 0 else None
+
+
+def is_trusted(user_id, ip_address, device_id):
+    """True when an active, unexpired record matches user, IP and device exactly."""
+    query = select(TrustedIp.id).where(
+        TrustedIp.user_id == user_id, TrustedIp.ip_address == ip_address,
+        _same_device(device_id), TrustedIp.is_active.is_(True))
+    cutoff = _lifetime_cutoff()
+    if cutoff is not None:
+        query = query.where(TrustedIp.verified_at >= cutoff)
+    return db.session.scalar(query.limit(1)) is not None
+
+
+def list_trusted(user):
+    """The user's records, active first, newest first."""
+    return db.session.scalars(select(TrustedIp).where(TrustedIp.user_id == user.id).order_by(
+        TrustedIp.is_active.desc(), TrustedIp.verified_at.desc(), TrustedIp.id.desc())).all()
+
+
+def get_own(user, record_id):
+    """One of the user's records; another user's id is NotFound (never 403: no probing)."""
+    record = db.session.get(TrustedIp, record_id)
+    if record is None or record.user_id != user.id:
+        raise NotFound(messages.TRUSTED_IP_NOT_FOUND)
+    return record
+
+
+def revoke(record):
+    """Stop trusting a record; the row stays for audit."""
+    if record.is_active:
+        record.is_active = False
+        record.revoked_at = clock.utcnow()
+    return record

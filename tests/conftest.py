@@ -1,0 +1,84 @@
+"""Test set-up: one app per session on SQLite or PostgreSQL, clean tables per test.
+
+``GUARDSVC_TEST_DATABASE_URL`` picks PostgreSQL (or any URL); otherwise a
+SQLite file in a temporary folder. The schema always comes from the Alembic
+migrations, so the migrations are tested too.
+"""
+import os
+import tempfile
+from pathlib import Path
+
+import pytest
+
+_TMP = Path(tempfile.mkdtemp(prefix="guardsvc-tests-"))
+TEST_DATABASE_URL = os.environ.get("GUARDSVC_TEST_DATABASE_URL") or f"sqlite:///{_TMP / 'test.db'}"
+
+# Settings are read from the environment, also by the server processes that
+# live tests start, so the environment is where the test settings go.
+os.environ.update({
+    "GUARDSVC_DATABASE_URL": TEST_DATABASE_URL,
+    "GUARDSVC_SECRET_KEY": "test-secret-key-not-for-production",
+    "GUARDSVC_RATELIMIT_ENABLED": "false",
+    "GUARDSVC_LOG_LEVEL": "WARNING",
+})
+
+from sqlalchemy import create_engine, text  # noqa: E402
+
+from guardsvc import create_app  # noqa: E402
+from guardsvc.extensions import db  # noqa: E402
+
+pytest_plugins = ["tests.factories", "tests.live"]
+
+
+def _reset_postgres(url):
+    from guardsvc.config import load_settings
+
+    engine = create_engine(load_settings(str(_TMP))["SQLALCHEMY_DATABASE_URI"])
+    with engine.begin() as conn:
+        conn.execute(text("DROP SCHEMA public CASCADE"))
+        conn.execute(text("CREATE SCHEMA public"))
+    engine.dispose()
+
+
+@pytest.fixture(scope="session")
+def app():
+    if TEST_DATABASE_URL.startswith("postgres"):
+        _reset_postgres(TEST_DATABASE_URL)
+    app = create_app({"TESTING": True})
+    with app.app_context():
+        from flask_migrate import upgrade
+
+        upgrade()
+    yield app
+
+
+@pytest.fixture(autouse=True)
+def _clean_tables(request):
+    """Every test starts with empty tables (live servers see the same database)."""
+    yield
+    if "app" not in request.fixturenames:
+        return
+    app = request.getfixturevalue("app")
+    with app.app_context():
+        db.session.remove()
+        with db.engine.begin() as conn:
+            for table in reversed(db.metadata.sorted_tables):
+                conn.execute(table.delete())
+
+
+@pytest.fixture()
+def ctx(app):
+    """An application context for service-level tests."""
+    with app.app_context():
+        yield
+        db.session.remove()
+
+
+@pytest.fixture()
+def client(app):
+    return app.test_client()
+
+
+@pytest.fixture()
+def runner(app):
+    return app.test_cli_runner()

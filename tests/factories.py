@@ -1,0 +1,63 @@
+"""Factories for users, tokens, tickets and blocks, as pytest fixtures."""
+import itertools
+
+import pytest
+
+from guardsvc.accounts import service as accounts
+from guardsvc.extensions import db
+
+_counter = itertools.count(1)
+PASSWORD = "kata-sandi-rahasia-123"
+
+
+@pytest.fixture()
+def make_user(app):
+    """``make_user(role="user", email=None)`` -> committed User."""
+    def make(role="user", email=None, name="Pengguna Uji", password=PASSWORD):
+        with app.app_context():
+            user = accounts.create_user(email or f"user{next(_counter)}@example.com", name, password, role)
+            db.session.commit()
+            db.session.refresh(user)
+            db.session.expunge(user)
+            return user
+    return make
+
+
+@pytest.fixture()
+def make_token(app):
+    """``make_token(user)`` -> plain bearer token."""
+    def make(user, name="uji"):
+        with app.app_context():
+            plain, _ = accounts.create_token(db.session.merge(user), name)
+            db.session.commit()
+            return plain
+    return make
+
+
+@pytest.fixture()
+def bearer(make_user, make_token):
+    """``bearer(role="user")`` -> (user, headers with Authorization)."""
+    def make(role="user", **kwargs):
+        user = make_user(role=role, **kwargs)
+        return user, {"Authorization": f"Bearer {make_token(user)}"}
+    return make
+
+
+@pytest.fixture()
+def make_block(app):
+    """``make_block(network=..., device_id=..., ...)`` -> reference of a committed block."""
+    from guardsvc.blocks import service as blocks
+
+    def make(**kwargs):
+        with app.app_context():
+            block = blocks.create_block(**kwargs)
+            db.session.commit()
+            return block.reference
+    return make
+
+
+def submit_body(**overrides):
+    body = {"name": "Budi Santoso", "email": "budi@example.com", "phone": "0812-3456-7890",
+            "reason": "Saya tidak merasa melakukan pelanggaran. Referensi BLK-0000ABCD."}
+    body.update(overrides)
+    return body
