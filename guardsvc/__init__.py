@@ -84,6 +84,7 @@ def register_error_handlers(app):
 def register_commands(app):
     from guardsvc.accounts.cli import tokens_cli, users_cli
     from guardsvc.appeals.cli import tickets_cli
+    from guardsvc.outbox.cli import mail_cli
 
-    for group in (users_cli, tokens_cli, tickets_cli):
+    for group in (users_cli, tokens_cli, tickets_cli, mail_cli):
         app.cli.add_command(group)

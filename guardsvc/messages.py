@@ -59,3 +59,20 @@ TICKET_REJECTED = "Tiket {ticket} ditolak."
 # Blocks.
 BLOCK_NOT_FOUND = "Blokir tidak ditemukan."
 BLOCK_NOT_ACTIVE = "Blokir ini sudah tidak aktif."
+
+# Two-step verification and sign-in.
+TOTP_ALREADY_ENABLED = "Verifikasi dua langkah sudah aktif untuk akun ini."
+TOTP_NOT_STARTED = "Mulai penyiapan verifikasi dua langkah terlebih dahulu."
+TOTP_NOT_ENABLED = "Verifikasi dua langkah belum aktif untuk akun ini."
+TOTP_WRONG_CODE = "Kode verifikasi salah atau sudah pernah dipakai."
+TOTP_CODE_REQUIRED = (
+    "Akun ini memakai verifikasi dua langkah. Sertakan kode dari aplikasi autentikator "
+    "(atau kode pemulihan) pada kolom otp."
+)
+WRONG_PASSWORD = "Kata sandi salah."
+SIGNIN_CODE_EXPIRED = "Waktu untuk memasukkan kode sudah habis. Silakan masuk kembali."
+PASSWORD_TOO_SHORT = "Kata sandi minimal {min} karakter."
+PASSWORD_UNCHANGED = "Kata sandi baru harus berbeda dari kata sandi lama."
+PASSWORD_MISMATCH = "Konfirmasi kata sandi tidak sama."
+SIGNIN_LOCKED = "Terlalu banyak kode yang salah. Silakan coba lagi nanti."
+

@@ -134,7 +134,10 @@ def paths():
         "/api/auth/tokens": {
             "post": operation("Buat token akses dengan e-mail dan kata sandi",
                               envelope("TokenCreated", TokenSchema, token=fields.String()), 201,
-                              TokenRequestSchema, BODY + (401,), secured=False),
+                              TokenRequestSchema, BODY + (401,), secured=False, extra={
+                                  "description": "Akun dengan verifikasi dua langkah: sertakan `otp` "
+                                  "(kode TOTP atau kode pemulihan) kecuali IP dan perangkat ini "
+                                  "terpercaya. Tanpa/salah kode: 401 dengan `otp_required: true`."}),
             "get": operation("Daftar token akses saya", envelope("TokenList", TokenSchema, many=True)),
         },
         "/api/auth/tokens/{id}": {"delete": operation(
