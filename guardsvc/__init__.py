@@ -69,9 +69,10 @@ def register_blueprints(app):
     from guardsvc.appeals.api import bp as appeals_api
     from guardsvc.health import bp as health
     from guardsvc.openapi import bp as openapi
+    from guardsvc.signin.api import bp as signin_api
     from guardsvc.trust.api import bp as trust_api
 
-    for blueprint in (health, openapi, accounts_api, trust_api, appeals_api):
+    for blueprint in (health, openapi, accounts_api, trust_api, appeals_api, signin_api):
         app.register_blueprint(blueprint)
 
 

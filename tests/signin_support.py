@@ -55,3 +55,15 @@ def fast_passwords(monkeypatch):
     from guardsvc.accounts import passwords
 
     monkeypatch.setattr(passwords, "_hasher", PasswordHasher(time_cost=1, memory_cost=1024, parallelism=1))
+
+
+@pytest.fixture()
+def rate_limits_off(monkeypatch):
+    """Keep rate limits out of tests that sign in many times from one IP.
+
+    The limiter is one object per process: a test that builds an app with
+    limits enabled leaves it enabled for every later test.
+    """
+    from guardsvc.extensions import limiter
+
+    monkeypatch.setattr(limiter, "enabled", False)

@@ -5,10 +5,10 @@ from sqlalchemy import select
 from guardsvc.extensions import db
 from guardsvc.outbox.models import OutboxMessage
 from guardsvc.signin.models import LoginEvent
-from tests.signin_support import (PHONE_UA, enable_2fa, fast_passwords, request_token,  # noqa: F401
-                                  totp_code)
+from tests.signin_support import (PHONE_UA, enable_2fa, fast_passwords, rate_limits_off,  # noqa: F401
+                                  request_token, totp_code)
 
-pytestmark = pytest.mark.usefixtures("fast_passwords")
+pytestmark = pytest.mark.usefixtures("fast_passwords", "rate_limits_off")
 
 
 def history(app, email):
