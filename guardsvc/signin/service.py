@@ -15,7 +15,7 @@ from guardsvc.errors import GuardError, Unauthorized
 from guardsvc.extensions import db
 from guardsvc.signin.alerts import queue_signin_alert
 from guardsvc.signin.models import SUCCESS_RESULTS, LoginEvent
-from guardsvc.trust.service import is_trusted
+from guardsvc.trust.service import is_trusted, trust_device
 from guardsvc.twofactor.service import verify_second_factor
 
 EMAIL_MAX = 150
@@ -132,17 +132,22 @@ def sign_in(email, password, client, code=None):
     return _check_code(user, client, email, code)
 
 
-def sign_in_with_code(user_id, session_epoch, code, client):
+def sign_in_with_code(user_id, session_epoch, code, client, *, trust_this_device=False):
     """Second step of the web flow, for the user who passed the password step.
 
     Refused when the account changed meanwhile (deactivated, signed out
-    everywhere, password changed, 2FA turned off).
+    everywhere, password changed, 2FA turned off). With ``trust_this_device``
+    a successful sign-in also trusts (user, IP, device), so the next sign-in
+    from here skips the code.
     """
     user = db.session.get(User, user_id)
     if user is None or not user.is_active or user.session_epoch != session_epoch or not user.has_2fa:
         return _refuse("wrong_code", client, user.email if user else "", user,
                        Unauthorized(messages.SIGNIN_CODE_EXPIRED))
-    return _check_code(user, client, user.email, code)
+    outcome = _check_code(user, client, user.email, code)
+    if outcome.signed_in and trust_this_device:
+        trust_device(user, client)
+    return outcome
 
 
 def sign_in_for_token(email, password, client, *, code=None, token_name=None):

@@ -72,6 +72,21 @@ def begin_enrolment(user, *, restart=False):
     return enrolment_for(user)
 
 
+def cancel_enrolment(user):
+    """Drop a pending (unconfirmed) secret; 2FA that is already on is left alone."""
+    if user.has_2fa:
+        raise InvalidState(messages.TOTP_ALREADY_ENABLED)
+    user.totp_secret = None
+    user.totp_last_step = None
+    db.session.flush()
+    return user
+
+
+def pending_enrolment(user):
+    """The enrolment in progress (secret not yet confirmed), or None."""
+    return enrolment_for(user) if user.totp_secret and not user.has_2fa else None
+
+
 def _accept_step(user, code):
     """Accept ``code`` for ``user`` once: True when it matches a step not used before."""
     if not user.totp_secret or not _TOTP_RE.match(code):
