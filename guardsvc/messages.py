@@ -76,3 +76,6 @@ PASSWORD_UNCHANGED = "Kata sandi baru harus berbeda dari kata sandi lama."
 PASSWORD_MISMATCH = "Konfirmasi kata sandi tidak sama."
 SIGNIN_LOCKED = "Terlalu banyak kode yang salah. Silakan coba lagi nanti."
 
+TOTP_DISABLED = "Verifikasi dua langkah sudah dinonaktifkan."
+SIGNED_OUT_EVERYWHERE = "Anda telah keluar dari semua perangkat. Silakan masuk kembali."
+PASSWORD_CHANGED = "Kata sandi berhasil diubah. Semua perangkat lain telah dikeluarkan dari akun Anda."

@@ -31,6 +31,8 @@ class SignInOutcome:
     error: GuardError | None = None
     token: str | None = None
     token_record: object = None
+    # The half-finished sign-in no longer holds (account changed): start again at the password.
+    restart: bool = False
 
     @property
     def result(self):
@@ -142,8 +144,10 @@ def sign_in_with_code(user_id, session_epoch, code, client, *, trust_this_device
     """
     user = db.session.get(User, user_id)
     if user is None or not user.is_active or user.session_epoch != session_epoch or not user.has_2fa:
-        return _refuse("wrong_code", client, user.email if user else "", user,
-                       Unauthorized(messages.SIGNIN_CODE_EXPIRED))
+        outcome = _refuse("wrong_code", client, user.email if user else "", user,
+                          Unauthorized(messages.SIGNIN_CODE_EXPIRED))
+        outcome.restart = True
+        return outcome
     outcome = _check_code(user, client, user.email, code)
     if outcome.signed_in and trust_this_device:
         trust_device(user, client)
