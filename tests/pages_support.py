@@ -1,6 +1,10 @@
 """Helpers for functional tests of the HTML pages (CSRF token, signing in)."""
 import re
 
+import pytest
+from argon2 import PasswordHasher
+
+from guardsvc.accounts import passwords
 from tests.factories import PASSWORD
 
 CSRF_META = re.compile(r'<meta name="csrf-token" content="([^"]+)">')
@@ -26,3 +30,9 @@ def sign_in(client, user, password=PASSWORD):
 
 def text_of(response):
     return response.get_data(as_text=True)
+
+
+@pytest.fixture()
+def quick_passwords(monkeypatch):
+    """Argon2id with small costs: page tests sign in a lot, and hashing cost is not under test."""
+    monkeypatch.setattr(passwords, "_hasher", PasswordHasher(time_cost=1, memory_cost=8192, parallelism=1))
