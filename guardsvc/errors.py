@@ -113,9 +113,12 @@ HTTP_MESSAGES = {
 }
 
 
+JSON_PATHS = frozenset({"/api", "/healthz", "/readyz"})
+
+
 def wants_json():
-    """True for the JSON door: every ``/api/`` path, whatever went wrong."""
-    return request.path == "/api" or request.path.startswith("/api/")
+    """True for the JSON door: every ``/api/`` path (and the probes), whatever went wrong."""
+    return request.path in JSON_PATHS or request.path.startswith("/api/")
 
 
 def render_failure(status, message, *, errors=None, extra=None, headers=None, error=None):
