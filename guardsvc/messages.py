@@ -59,3 +59,8 @@ TICKET_REJECTED = "Tiket {ticket} ditolak."
 # Blocks.
 BLOCK_NOT_FOUND = "Blokir tidak ditemukan."
 BLOCK_NOT_ACTIVE = "Blokir ini sudah tidak aktif."
+
+# Web pages (sign-in and account).
+SERVICE_ACCOUNT_NO_WEB = "Akun layanan tidak dapat masuk melalui halaman web; gunakan token akses."
+SIGNED_OUT = "Anda sudah keluar."
+DEVICE_RENAMED = "Nama perangkat berhasil diubah."
