@@ -60,6 +60,11 @@ TICKET_REJECTED = "Tiket {ticket} ditolak."
 BLOCK_NOT_FOUND = "Blokir tidak ditemukan."
 BLOCK_NOT_ACTIVE = "Blokir ini sudah tidak aktif."
 
+# Web pages (sign-in and account).
+SERVICE_ACCOUNT_NO_WEB = "Akun layanan tidak dapat masuk melalui halaman web; gunakan token akses."
+SIGNED_OUT = "Anda sudah keluar."
+DEVICE_RENAMED = "Nama perangkat berhasil diubah."
+
 # Two-step verification and sign-in.
 TOTP_ALREADY_ENABLED = "Verifikasi dua langkah sudah aktif untuk akun ini."
 TOTP_NOT_STARTED = "Mulai penyiapan verifikasi dua langkah terlebih dahulu."
@@ -74,8 +79,6 @@ SIGNIN_CODE_EXPIRED = "Waktu untuk memasukkan kode sudah habis. Silakan masuk ke
 PASSWORD_TOO_SHORT = "Kata sandi minimal {min} karakter."
 PASSWORD_UNCHANGED = "Kata sandi baru harus berbeda dari kata sandi lama."
 PASSWORD_MISMATCH = "Konfirmasi kata sandi tidak sama."
-SIGNIN_LOCKED = "Terlalu banyak kode yang salah. Silakan coba lagi nanti."
-
 TOTP_DISABLED = "Verifikasi dua langkah sudah dinonaktifkan."
 SIGNED_OUT_EVERYWHERE = "Anda telah keluar dari semua perangkat. Silakan masuk kembali."
 PASSWORD_CHANGED = "Kata sandi berhasil diubah. Semua perangkat lain telah dikeluarkan dari akun Anda."

@@ -91,10 +91,13 @@ def test_security_headers_on_every_answer(client):
     assert response.headers["Cache-Control"] == "no-store"
 
 
-def test_rate_limit_is_429_with_retry_after_and_no_ticket_number(make_user):
+def test_rate_limit_is_429_with_retry_after_and_no_ticket_number(make_user, monkeypatch):
     from guardsvc import create_app
+    from guardsvc.extensions import limiter
     from tests.factories import submit_body
 
+    # init_app switches the one shared limiter on: switch it back off after this test.
+    monkeypatch.setattr(limiter, "enabled", limiter.enabled)
     limited = create_app({"TESTING": True, "RATELIMIT_ENABLED": True, "RATELIMIT_CHECK": "2 per minute"})
     client = limited.test_client()
     url = "/api/guard/unblock-tickets/check/TKT-00000000"
