@@ -75,10 +75,12 @@ def register_blueprints(app):
     from guardsvc.appeals.views import bp as appeal_pages
     from guardsvc.accounts.views import bp as account_pages
     from guardsvc.trust.views import bp as trust_pages
+    from guardsvc.signin.views import bp as signin_pages
+    from guardsvc.signin.account_views import bp as security_pages
 
     for blueprint in (health, openapi, accounts_api, trust_api, appeals_api, signin_api):
         app.register_blueprint(blueprint)
-    for blueprint in (pages, appeal_pages, account_pages, trust_pages):
+    for blueprint in (pages, appeal_pages, account_pages, trust_pages, signin_pages, security_pages):
         app.register_blueprint(blueprint)
 
 

@@ -47,16 +47,6 @@ def request_token(client, email, password=PASSWORD, *, otp=None, ip="198.51.100.
     return client.post(TOKENS, json=body, headers=headers, environ_base={"REMOTE_ADDR": ip})
 
 
-@pytest.fixture(autouse=False)
-def fast_passwords(monkeypatch):
-    """Cheaper Argon2 parameters: these tests sign in many times (the algorithm stays Argon2id)."""
-    from argon2 import PasswordHasher
-
-    from guardsvc.accounts import passwords
-
-    monkeypatch.setattr(passwords, "_hasher", PasswordHasher(time_cost=1, memory_cost=1024, parallelism=1))
-
-
 @pytest.fixture()
 def rate_limits_off(monkeypatch):
     """Keep rate limits out of tests that sign in many times from one IP.

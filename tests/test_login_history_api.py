@@ -1,9 +1,10 @@
 """The login history as JSON: own attempts for users, every attempt for administrators."""
 import pytest
 
-from tests.signin_support import fast_passwords, rate_limits_off, request_token  # noqa: F401
+from tests.signin_support import rate_limits_off, request_token  # noqa: F401
+from tests.pages_support import quick_passwords  # noqa: F401  (fixture)
 
-pytestmark = pytest.mark.usefixtures("fast_passwords", "rate_limits_off")
+pytestmark = pytest.mark.usefixtures("quick_passwords", "rate_limits_off")
 
 
 def test_user_sees_own_attempts_newest_first(client, make_user, make_token):

@@ -2,7 +2,8 @@
 import pytest
 
 from tests.factories import submit_body
-from tests.signin_support import PHONE_UA, fast_passwords, rate_limits_off, request_token  # noqa: F401
+from tests.signin_support import PHONE_UA, rate_limits_off, request_token  # noqa: F401
+from tests.pages_support import quick_passwords  # noqa: F401  (fixture)
 from tests.smtp import html_body, smtp_server, text_body  # noqa: F401
 
 SUBMIT = "/api/guard/unblock-tickets/submit"
@@ -73,7 +74,7 @@ def test_a_refused_second_decision_sends_nothing_more(client, runner, bearer, sm
     assert len(smtp_server.inbox.to("dua@example.com")) == 1
 
 
-@pytest.mark.usefixtures("fast_passwords", "rate_limits_off")
+@pytest.mark.usefixtures("quick_passwords", "rate_limits_off")
 def test_new_device_alert_content(client, runner, make_user, smtp_server):
     user = make_user(email="rina@example.com", name="Rina")
     request_token(client, user.email)
@@ -94,7 +95,7 @@ def test_new_device_alert_content(client, runner, make_user, smtp_server):
     assert "Bukan Anda?" in html and 'href="http://127.0.0.1:8000/akun"' in html
 
 
-@pytest.mark.usefixtures("fast_passwords", "rate_limits_off")
+@pytest.mark.usefixtures("quick_passwords", "rate_limits_off")
 def test_each_case_of_alert_over_smtp(client, runner, make_user, smtp_server):
     user = make_user()
     request_token(client, user.email)                      # first sign-in: none

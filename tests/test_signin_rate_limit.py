@@ -1,4 +1,6 @@
 """Wrong second-step codes are rate limited per client IP and account (real server, limits on)."""
+import re
+
 import pytest
 import requests
 
@@ -59,3 +61,27 @@ def test_right_codes_do_not_use_up_the_limit(app, limited_server, make_user):
     _, codes = enable_2fa(app, user)
     for code in codes[:5]:  # more successes than the limit allows failures
         assert ask(limited_server, user.email, code).status_code == 201
+
+
+def test_code_page_is_limited_too(app, limited_server, make_user):
+    user = make_user()
+    secret, _ = enable_2fa(app, user)
+    browser = requests.Session()
+    page = browser.get(limited_server.url + "/masuk", timeout=10).text
+    token = re.search(r'<meta name="csrf-token" content="([^"]+)">', page).group(1)
+    step = browser.post(limited_server.url + "/masuk", timeout=10, allow_redirects=False,
+                        data={"csrf_token": token, "email": user.email, "password": PASSWORD})
+    assert step.headers["Location"] == "/masuk/kode"
+    # A fresh session began at the password step (no fixation): the code page has its own token.
+    page = browser.get(limited_server.url + "/masuk/kode", timeout=10).text
+    token = re.search(r'<meta name="csrf-token" content="([^"]+)">', page).group(1)
+
+    def code(value):
+        return browser.post(limited_server.url + "/masuk/kode", data={"csrf_token": token, "code": value},
+                            timeout=10, allow_redirects=False)
+
+    for _ in range(3):
+        assert code(wrong(secret)).status_code == 401
+    locked = code(totp_code(secret))
+    assert locked.status_code == 429
+    assert "Terlalu banyak permintaan" in locked.text

@@ -10,9 +10,10 @@ from guardsvc.extensions import db
 from guardsvc.twofactor import service as twofactor
 from guardsvc.twofactor.models import RecoveryCode
 from tests.factories import PASSWORD
-from tests.signin_support import enable_2fa, fast_passwords, totp_code  # noqa: F401
+from tests.signin_support import enable_2fa, totp_code  # noqa: F401
+from tests.pages_support import quick_passwords  # noqa: F401  (fixture)
 
-pytestmark = pytest.mark.usefixtures("fast_passwords")
+pytestmark = pytest.mark.usefixtures("quick_passwords")
 
 
 def load(user):

@@ -3,7 +3,8 @@ from urllib.parse import urlencode
 
 from flask import current_app
 
-from guardsvc.outbox.service import indonesian_datetime, queue_mail
+from guardsvc.outbox.service import queue_mail
+from guardsvc.pages.formatting import human_time
 
 DECISION_WORDS = {"approved": "Disetujui", "rejected": "Ditolak"}
 
@@ -21,4 +22,4 @@ def queue_decision_mail(ticket):
         f"Keputusan banding {ticket.ticket_number}: {decision.lower()}", "appeal_decision",
         name=ticket.name, ticket_number=ticket.ticket_number, decision=decision,
         approved=ticket.status == "approved", notes=ticket.admin_notes,
-        when=indonesian_datetime(ticket.resolved_at), status_url=status_url(ticket.ticket_number))
+        when=human_time(ticket.resolved_at), status_url=status_url(ticket.ticket_number))

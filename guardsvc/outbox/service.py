@@ -5,15 +5,6 @@ from guardsvc import clock
 from guardsvc.extensions import db
 from guardsvc.outbox.models import OutboxMessage
 
-MONTHS = ("Januari", "Februari", "Maret", "April", "Mei", "Juni", "Juli", "Agustus",
-          "September", "Oktober", "November", "Desember")
-
-
-def indonesian_datetime(value):
-    """``22 November 2026 pukul 08.50.12 UTC`` for a naive-UTC datetime."""
-    return (f"{value.day} {MONTHS[value.month - 1]} {value.year} pukul "
-            f"{value:%H.%M.%S} UTC")
-
 
 def queue_mail(kind, recipient, subject, template, **context):
     """Queue a message rendered from ``templates/mail/<template>.txt`` and ``.html``.

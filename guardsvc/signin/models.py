@@ -9,7 +9,7 @@ from guardsvc.extensions import db
 
 # Results that end signed in; everything else is a refusal or an unfinished step.
 SUCCESS_RESULTS = ("success", "2fa_skipped", "2fa_passed", "recovery_code_used")
-FAILURE_RESULTS = ("wrong_password", "code_required", "wrong_code", "locked")
+FAILURE_RESULTS = ("wrong_password", "code_required", "wrong_code", "locked", "not_allowed")
 RESULTS = SUCCESS_RESULTS + FAILURE_RESULTS
 
 

@@ -6,7 +6,7 @@ the code may be entered. Nobody is signed in while it exists.
 """
 import calendar
 
-from flask import current_app, session
+from flask import current_app, redirect, session, url_for
 
 from guardsvc import clock
 
@@ -41,3 +41,9 @@ def email():
 
 def clear():
     session.pop(KEY, None)
+
+
+def begin_code_step(user, next_url):
+    """Password accepted but a code is needed: remember the user and ask for the code."""
+    begin(user, next_url)
+    return redirect(url_for("signin_pages.code_form"), code=303)

@@ -11,7 +11,7 @@ from sqlalchemy import func, select
 from guardsvc import clock, messages
 from guardsvc.accounts import service as accounts
 from guardsvc.accounts.models import User
-from guardsvc.errors import GuardError, Unauthorized
+from guardsvc.errors import Forbidden, GuardError, Unauthorized
 from guardsvc.extensions import db
 from guardsvc.signin.alerts import queue_signin_alert
 from guardsvc.signin.models import SUCCESS_RESULTS, LoginEvent
@@ -113,17 +113,21 @@ def _check_code(user, client, email, code):
     return _succeed(user, client, email, SECOND_FACTOR_RESULTS[method])
 
 
-def sign_in(email, password, client, code=None):
+def sign_in(email, password, client, code=None, *, web=False):
     """Check e-mail and password, then the second step when the account needs it here.
 
     The second step is skipped when the account has no 2FA, or when
     (user, IP, device) is trusted. Without ``code`` a 2FA account answers
     ``code_required`` (the web flow then asks for the code on its own page).
+    Service accounts may only use tokens, so ``web`` sign-ins refuse them.
     """
     try:
         user = accounts.authenticate(email, password)
     except Unauthorized as exc:
         return _refuse("wrong_password", client, email, accounts.find_user_by_email(email), exc)
+    if web and user.is_service:
+        # Only reached with the right password, so this reveals nothing to a guesser.
+        return _refuse("not_allowed", client, email, user, Forbidden(messages.SERVICE_ACCOUNT_NO_WEB))
     if not user.has_2fa:
         return _succeed(user, client, email, "success")
     if is_trusted(user.id, client.ip_address, client.device_id):

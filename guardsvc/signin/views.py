@@ -13,12 +13,6 @@ from guardsvc.signin.service import sign_in_with_code
 bp = Blueprint("signin_pages", __name__)
 
 
-def begin_code_step(user, next_url):
-    """Password accepted but a code is needed: remember the user and ask for the code."""
-    pending.begin(user, next_url)
-    return redirect(url_for("signin_pages.code_form"), code=303)
-
-
 def _expired():
     pending.clear()
     flash(messages.SIGNIN_CODE_EXPIRED, "error")

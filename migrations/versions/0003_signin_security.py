@@ -48,7 +48,7 @@ def upgrade():
     sa.Column('user_agent', sa.String(length=255), nullable=True),
     sa.Column('result', sa.String(length=24), nullable=False),
     sa.Column('alerted', sa.Boolean(), nullable=False),
-    sa.CheckConstraint("result IN ('success', '2fa_skipped', '2fa_passed', 'recovery_code_used', 'wrong_password', 'code_required', 'wrong_code', 'locked')", name=op.f('ck_login_events_result')),
+    sa.CheckConstraint("result IN ('success', '2fa_skipped', '2fa_passed', 'recovery_code_used', 'wrong_password', 'code_required', 'wrong_code', 'locked', 'not_allowed')", name=op.f('ck_login_events_result')),
     sa.ForeignKeyConstraint(['user_id'], ['users.id'], name=op.f('fk_login_events_user_id_users'), ondelete='SET NULL'),
     sa.PrimaryKeyConstraint('id', name=op.f('pk_login_events'))
     )
