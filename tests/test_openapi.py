@@ -36,5 +36,5 @@ def test_schemathesis_finds_no_server_error_and_no_mismatch(live_server, bearer,
     command = [str(Path(sys.executable).with_name("schemathesis")), "run", f"{live_server.url}/api/openapi.json",
                "--checks", checks, "--max-examples", "25", "--seed", "20261122", "--no-color",
                "--header", f"Authorization: {headers['Authorization']}", "--report-dir", str(tmp_path)]
-    result = subprocess.run(command, capture_output=True, text=True, timeout=600)
+    result = subprocess.run(command, capture_output=True, text=True, timeout=600, cwd=tmp_path)
     assert result.returncode == 0, result.stdout[-6000:] + result.stderr[-2000:]
