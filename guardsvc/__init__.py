@@ -69,15 +69,18 @@ def register_blueprints(app):
     from guardsvc.appeals.api import bp as appeals_api
     from guardsvc.health import bp as health
     from guardsvc.openapi import bp as openapi
+    from guardsvc.signin.api import bp as signin_api
     from guardsvc.trust.api import bp as trust_api
     from guardsvc.pages.views import bp as pages
     from guardsvc.appeals.views import bp as appeal_pages
     from guardsvc.accounts.views import bp as account_pages
     from guardsvc.trust.views import bp as trust_pages
+    from guardsvc.signin.views import bp as signin_pages
+    from guardsvc.signin.account_views import bp as security_pages
 
-    for blueprint in (health, openapi, accounts_api, trust_api, appeals_api):
+    for blueprint in (health, openapi, accounts_api, trust_api, appeals_api, signin_api):
         app.register_blueprint(blueprint)
-    for blueprint in (pages, appeal_pages, account_pages, trust_pages):
+    for blueprint in (pages, appeal_pages, account_pages, trust_pages, signin_pages, security_pages):
         app.register_blueprint(blueprint)
 
 
@@ -90,6 +93,7 @@ def register_error_handlers(app):
 def register_commands(app):
     from guardsvc.accounts.cli import tokens_cli, users_cli
     from guardsvc.appeals.cli import tickets_cli
+    from guardsvc.outbox.cli import mail_cli
 
-    for group in (users_cli, tokens_cli, tickets_cli):
+    for group in (users_cli, tokens_cli, tickets_cli, mail_cli):
         app.cli.add_command(group)

@@ -87,5 +87,12 @@ def load_settings(instance_path):
         "MAIL_USE_TLS": _env_bool("MAIL_USE_TLS", False),
         "MAIL_USE_SSL": _env_bool("MAIL_USE_SSL", False),
         "MAIL_DEFAULT_SENDER": _env("MAIL_DEFAULT_SENDER", "guardsvc <no-reply@localhost>"),
+        "MAIL_SUPPRESS_SEND": False,
+        "MAIL_TIMEOUT_SECONDS": _env_int("MAIL_TIMEOUT_SECONDS", 15),
+        "MAIL_MAX_ATTEMPTS": _env_int("MAIL_MAX_ATTEMPTS", 10),
+        "MAIL_RETRY_SECONDS": _env_int("MAIL_RETRY_SECONDS", 30),
+        "MAIL_POLL_SECONDS": _env_int("MAIL_POLL_SECONDS", 5),
+        "RATELIMIT_CODE": _env("RATELIMIT_CODE", "5 per minute;20 per hour"),
+        "SIGNIN_CODE_MINUTES": _env_int("SIGNIN_CODE_MINUTES", 5),
         "LOG_LEVEL": _env("LOG_LEVEL", "INFO"),
     }

@@ -64,3 +64,21 @@ BLOCK_NOT_ACTIVE = "Blokir ini sudah tidak aktif."
 SERVICE_ACCOUNT_NO_WEB = "Akun layanan tidak dapat masuk melalui halaman web; gunakan token akses."
 SIGNED_OUT = "Anda sudah keluar."
 DEVICE_RENAMED = "Nama perangkat berhasil diubah."
+
+# Two-step verification and sign-in.
+TOTP_ALREADY_ENABLED = "Verifikasi dua langkah sudah aktif untuk akun ini."
+TOTP_NOT_STARTED = "Mulai penyiapan verifikasi dua langkah terlebih dahulu."
+TOTP_NOT_ENABLED = "Verifikasi dua langkah belum aktif untuk akun ini."
+TOTP_WRONG_CODE = "Kode verifikasi salah atau sudah pernah dipakai."
+TOTP_CODE_REQUIRED = (
+    "Akun ini memakai verifikasi dua langkah. Sertakan kode dari aplikasi autentikator "
+    "(atau kode pemulihan) pada kolom otp."
+)
+WRONG_PASSWORD = "Kata sandi salah."
+SIGNIN_CODE_EXPIRED = "Waktu untuk memasukkan kode sudah habis. Silakan masuk kembali."
+PASSWORD_TOO_SHORT = "Kata sandi minimal {min} karakter."
+PASSWORD_UNCHANGED = "Kata sandi baru harus berbeda dari kata sandi lama."
+PASSWORD_MISMATCH = "Konfirmasi kata sandi tidak sama."
+TOTP_DISABLED = "Verifikasi dua langkah sudah dinonaktifkan."
+SIGNED_OUT_EVERYWHERE = "Anda telah keluar dari semua perangkat. Silakan masuk kembali."
+PASSWORD_CHANGED = "Kata sandi berhasil diubah. Semua perangkat lain telah dikeluarkan dari akun Anda."

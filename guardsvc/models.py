@@ -3,3 +3,6 @@ from guardsvc.accounts.models import ApiToken, User  # noqa: F401
 from guardsvc.appeals.models import UnblockTicket  # noqa: F401
 from guardsvc.blocks.models import Block  # noqa: F401
 from guardsvc.trust.models import TrustedIp  # noqa: F401
+from guardsvc.outbox.models import OutboxMessage  # noqa: F401
+from guardsvc.signin.models import LoginEvent  # noqa: F401
+from guardsvc.twofactor.models import RecoveryCode  # noqa: F401

@@ -9,6 +9,8 @@ from guardsvc.appeals.schemas import (TicketDecisionSchema, TicketStatusSchema, 
                                       TicketSubmittedSchema)
 from guardsvc.identity import DEVICE_HEADER, LOCAL_IP_HEADER
 from guardsvc.schema_fields import Timestamp
+from guardsvc.signin.models import RESULTS as LOGIN_RESULTS
+from guardsvc.signin.schemas import AdminLoginEventSchema, LoginEventSchema
 from guardsvc.trust.schemas import SaveMyIpSchema, TrustedIpSchema
 
 bp = Blueprint("openapi", __name__)
@@ -137,12 +139,22 @@ def paths():
         "/api/auth/tokens": {
             "post": operation("Buat token akses dengan e-mail dan kata sandi",
                               envelope("TokenCreated", TokenSchema, token=fields.String()), 201,
-                              TokenRequestSchema, BODY + (401,), secured=False),
+                              TokenRequestSchema, BODY + (401,), secured=False, extra={
+                                  "description": "Akun dengan verifikasi dua langkah: sertakan `otp` "
+                                  "(kode TOTP atau kode pemulihan) kecuali IP dan perangkat ini "
+                                  "terpercaya. Tanpa/salah kode: 401 dengan `otp_required: true`."}),
             "get": operation("Daftar token akses saya", envelope("TokenList", TokenSchema, many=True)),
         },
         "/api/auth/tokens/{id}": {"delete": operation(
             "Cabut token akses", envelope("TokenRevoked", TokenSchema), params=[ID_PARAM],
             errors=(400,))},
+        "/api/auth/logins": {"get": operation(
+            "Riwayat masuk saya", envelope("LoginList", LoginEventSchema, many=True))},
+        "/api/admin/logins": {"get": operation(
+            "Riwayat masuk semua akun (administrator)",
+            envelope("AdminLoginList", AdminLoginEventSchema, many=True), errors=(422,),
+            params=[query_param("limit", {"type": "integer", "minimum": 1, "maximum": 500}),
+                    query_param("result", {"type": "string", "enum": list(LOGIN_RESULTS)})])},
     }
 
 

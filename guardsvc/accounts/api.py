@@ -1,5 +1,5 @@
 """JSON door for personal access tokens."""
-from flask import Blueprint, current_app
+from flask import Blueprint, current_app, request
 from flask_login import current_user, login_required
 
 from guardsvc import messages
@@ -7,8 +7,11 @@ from guardsvc.accounts import service
 from guardsvc.accounts.auth import public_json
 from guardsvc.accounts.schemas import TokenRequestSchema, TokenSchema
 from guardsvc.extensions import db, limiter
+from guardsvc.identity import current_client
 from guardsvc.jsonio import json_body, ok
 from guardsvc.schema_fields import load_or_raise
+from guardsvc.signin.limits import code_attempt_limit, remember_outcome
+from guardsvc.signin.service import sign_in_for_token
 
 bp = Blueprint("accounts_api", __name__, url_prefix="/api/auth")
 token_schema = TokenSchema()
@@ -18,16 +21,26 @@ def _auth_limit():
     return current_app.config["RATELIMIT_AUTH"]
 
 
+def _email_in_body():
+    body = request.get_json(silent=True)
+    email = body.get("email") if isinstance(body, dict) else None
+    return email if isinstance(email, str) else ""
+
+
 @bp.post("/tokens")
 @public_json
 @limiter.limit(_auth_limit)
+@code_attempt_limit(_email_in_body)
 def create_token():
-    """Exchange e-mail and password for a personal access token (shown once)."""
+    """Exchange e-mail, password (and ``otp`` on an untrusted device with 2FA) for a token."""
     data = load_or_raise(TokenRequestSchema(), json_body())
-    user = service.authenticate(data["email"], data["password"])
-    plain, record = service.create_token(user, data.get("name"))
-    db.session.commit()
-    return ok(201, message=messages.TOKEN_CREATED, token=plain, data=token_schema.dump(record))
+    outcome = remember_outcome(sign_in_for_token(data["email"], data["password"], current_client(),
+                                                 code=data.get("otp"), token_name=data.get("name")))
+    db.session.commit()  # the attempt is recorded even when it is refused
+    if outcome.error:
+        raise outcome.error
+    return ok(201, message=messages.TOKEN_CREATED, token=outcome.token,
+              data=token_schema.dump(outcome.token_record))
 
 
 @bp.get("/tokens")

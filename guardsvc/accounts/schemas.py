@@ -11,6 +11,9 @@ class TokenRequestSchema(BaseSchema):
     password = fields.String(required=True, validate=[], error_messages={
         "required": "Wajib diisi.", "null": "Wajib diisi.", "invalid": "Harus berupa teks."})
     name = Text(max_length=100, load_default=None, blank_as_none=True)
+    # Accounts with two-step verification: a TOTP code or a recovery code,
+    # unless the calling (IP, device) is trusted.
+    otp = Text(max_length=32, load_default=None, blank_as_none=True)
 
 
 class TokenSchema(BaseSchema):

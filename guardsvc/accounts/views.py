@@ -4,15 +4,16 @@ from flask import (Blueprint, current_app, flash, redirect, render_template, req
 from flask_login import current_user, login_user, logout_user
 
 from guardsvc import messages
-from guardsvc.accounts import service, signin
+from guardsvc.accounts import service
 from guardsvc.accounts.account_page import render_account_page
 from guardsvc.accounts.auth import roles_required
 from guardsvc.accounts.schemas import TokenRequestSchema
-from guardsvc.errors import Forbidden, Unauthorized
 from guardsvc.extensions import db, limiter
 from guardsvc.identity import current_client
 from guardsvc.pages.forms import load_form
 from guardsvc.pages.navigation import safe_next
+from guardsvc.signin import pending
+from guardsvc.signin import service as signin_flow
 
 bp = Blueprint("account_pages", __name__)
 
@@ -51,15 +52,14 @@ def sign_in_submit():
     data, errors, values = load_form(schema, request.form, SIGN_IN_FIELDS)
     if errors:
         return _render_sign_in(values["email"], next_url, errors=errors, status=422)
-    try:
-        step = signin.check_password(data["email"], data["password"], current_client())
-    except (Unauthorized, Forbidden) as failure:
-        db.session.rollback()
-        return _render_sign_in(values["email"], next_url, failure=failure.message, status=failure.status)
-    if not step.complete:  # pragma: no cover - no further step exists yet
-        raise NotImplementedError(step.next_step)
-    start_session(step.user)
-    db.session.commit()  # authenticate may have upgraded the password hash
+    outcome = signin_flow.sign_in(data["email"], data["password"], current_client(), web=True)
+    db.session.commit()  # every attempt is recorded, refused ones too
+    if outcome.needs_code:
+        return pending.begin_code_step(outcome.user, next_url)
+    if outcome.error:
+        return _render_sign_in(values["email"], next_url, failure=outcome.error.message,
+                               status=outcome.error.status)
+    start_session(outcome.user)
     return redirect(_next_target(next_url), code=303)
 
 

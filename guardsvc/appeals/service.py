@@ -4,6 +4,7 @@ from sqlalchemy.exc import IntegrityError
 
 from guardsvc import clock, codes, messages
 from guardsvc.appeals.models import UnblockTicket
+from guardsvc.appeals.notify import queue_decision_mail
 from guardsvc.blocks.service import find_active_block, lift_blocks_matching
 from guardsvc.errors import Cooldown, InvalidState, NotFound
 from guardsvc.extensions import db
@@ -86,6 +87,7 @@ def decide_ticket(ticket_number, action, *, actor=None, notes=None):
     if status == "approved":
         lift_blocks_matching(ticket.ip_address, ticket.device_id, actor=actor,
                              reason=f"Banding {ticket.ticket_number} disetujui")
+    queue_decision_mail(ticket)
     return ticket
 
 

@@ -61,7 +61,7 @@ def test_sign_in_trust_this_device_revoke_and_sign_out(page, make_user):
     expect(card.get_by_role("button", name=re.compile("^Cabut"))).to_have_count(0)
     expect(page.locator("#token-baru")).to_have_count(0)
 
-    page.get_by_role("button", name="Keluar").click()
+    page.get_by_role("button", name="Keluar", exact=True).click()
     expect(page).to_have_url(re.compile(r"/$"))
     expect(page.get_by_role("status").first).to_have_text("Anda sudah keluar.")
     expect(page.get_by_role("navigation").get_by_role("link", name="Masuk")).to_be_visible()

@@ -1,0 +1,36 @@
+"""Outgoing e-mail, kept until delivered (and afterwards, for audit)."""
+from datetime import datetime
+
+from sqlalchemy import CheckConstraint, Index, String, Text
+from sqlalchemy.orm import Mapped, mapped_column
+
+from guardsvc import clock
+from guardsvc.extensions import db
+
+STATUSES = ("pending", "sending", "sent", "failed")
+
+
+class OutboxMessage(db.Model):
+    __tablename__ = "mail_outbox"
+    __table_args__ = (
+        CheckConstraint("status IN ('pending', 'sending', 'sent', 'failed')", name="status"),
+        Index("ix_mail_outbox_status_next_attempt_at", "status", "next_attempt_at"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    # What the message is about (signin_alert, appeal_decision): for logs and audits.
+    kind: Mapped[str] = mapped_column(String(32))
+    recipient: Mapped[str] = mapped_column(String(254))
+    subject: Mapped[str] = mapped_column(String(255))
+    body_text: Mapped[str] = mapped_column(Text)
+    body_html: Mapped[str | None] = mapped_column(Text)
+    status: Mapped[str] = mapped_column(String(16), default="pending")
+    attempts: Mapped[int] = mapped_column(default=0)
+    next_attempt_at: Mapped[datetime] = mapped_column(default=clock.utcnow)
+    # A deliverer owns a message while status is 'sending' and claimed_until lies ahead;
+    # after that (a crashed deliverer) the message is due again.
+    claim_token: Mapped[str | None] = mapped_column(String(32))
+    claimed_until: Mapped[datetime | None]
+    last_error: Mapped[str | None] = mapped_column(Text)
+    created_at: Mapped[datetime] = mapped_column(default=clock.utcnow)
+    sent_at: Mapped[datetime | None]

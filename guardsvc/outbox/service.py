@@ -1,0 +1,32 @@
+"""Queueing e-mail: a row in the outbox, added in the caller's transaction."""
+from flask import render_template
+
+from guardsvc import clock
+from guardsvc.extensions import db
+from guardsvc.outbox.models import OutboxMessage
+
+
+def queue_mail(kind, recipient, subject, template, **context):
+    """Queue a message rendered from ``templates/mail/<template>.txt`` and ``.html``.
+
+    Only a row is added (no commit, no network): the message is stored if and
+    only if the caller's transaction commits, and delivery happens later, in
+    ``flask mail deliver``, so an SMTP outage never slows or breaks the caller.
+    """
+    now = clock.utcnow()
+    message = OutboxMessage(
+        kind=kind, recipient=recipient, subject=subject,
+        body_text=render_template(f"mail/{template}.txt", **context),
+        body_html=render_template(f"mail/{template}.html", subject=subject, **context),
+        status="pending", attempts=0, next_attempt_at=now, created_at=now)
+    db.session.add(message)
+    db.session.flush()
+    return message
+
+
+def messages_to(recipient, kind=None):
+    """Queued and sent messages for one address, oldest first (for audits and tests)."""
+    query = db.select(OutboxMessage).where(OutboxMessage.recipient == recipient)
+    if kind:
+        query = query.where(OutboxMessage.kind == kind)
+    return db.session.scalars(query.order_by(OutboxMessage.id)).all()

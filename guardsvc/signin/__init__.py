@@ -1,0 +1,1 @@
+"""Signing in: password, second step, login history and new-device alerts."""

@@ -1,0 +1,139 @@
+"""HTML door for account protection on /akun: 2FA, sign out everywhere, new password."""
+from flask import Blueprint, flash, redirect, render_template, request, session, url_for
+from flask_login import current_user, logout_user
+
+from guardsvc import messages
+from guardsvc.accounts.account_page import render_account_page
+from guardsvc.accounts.auth import roles_required
+from guardsvc.accounts.views import start_session
+from guardsvc.errors import ValidationFailed
+from guardsvc.extensions import db
+from guardsvc.signin import account
+from guardsvc.twofactor import service as twofactor
+
+bp = Blueprint("security_pages", __name__)
+ACCOUNT_ROLES = ("user", "admin")
+SECTION = "dua-langkah"
+
+
+@bp.app_context_processor
+def security_helpers():
+    return {"account_security": account_security}
+
+
+def account_security():
+    """What the security part of /akun shows for the signed-in person."""
+    return {"has_2fa": current_user.has_2fa,
+            "enrolment": twofactor.pending_enrolment(current_user),
+            "recovery_left": twofactor.remaining_recovery_codes(current_user),
+            "sign_ins": account.recent_sign_ins(current_user, limit=10)}
+
+
+def _back(anchor=SECTION):
+    return redirect(url_for("account_pages.account", _anchor=anchor), code=303)
+
+
+def _recovery_codes_page(codes, status=200):
+    # Shown in this response only (never redirected through a cookie) and never cached.
+    body = render_template("signin/recovery_codes.html", codes=codes)
+    return body, status, {"Cache-Control": "no-store"}
+
+
+def _form_failure(failure, form_name):
+    db.session.rollback()
+    return render_account_page(422, errors=failure.errors, error_form=form_name)
+
+
+@bp.post("/akun/dua-langkah/mulai")
+@roles_required(*ACCOUNT_ROLES)
+def begin_2fa():
+    """Start setting up 2FA: a new secret, shown as a QR code on /akun."""
+    twofactor.begin_enrolment(current_user, restart=True)
+    db.session.commit()
+    return _back()
+
+
+@bp.post("/akun/dua-langkah/batal")
+@roles_required(*ACCOUNT_ROLES)
+def cancel_2fa():
+    """Abandon a set-up that was never confirmed."""
+    twofactor.cancel_enrolment(current_user)
+    db.session.commit()
+    return _back()
+
+
+@bp.post("/akun/dua-langkah/aktifkan")
+@roles_required(*ACCOUNT_ROLES)
+def confirm_2fa():
+    """Turn 2FA on with a first code; the recovery codes are shown once."""
+    try:
+        codes = twofactor.confirm_enrolment(current_user, request.form.get("code", ""))
+    except ValidationFailed as failure:
+        return _form_failure(failure, "totp-confirm")
+    db.session.commit()
+    return _recovery_codes_page(codes, 201)
+
+
+@bp.post("/akun/dua-langkah/kode-pemulihan")
+@roles_required(*ACCOUNT_ROLES)
+def regenerate_codes():
+    """Replace the recovery codes (needs the password); the new ones are shown once."""
+    try:
+        codes = twofactor.regenerate_recovery_codes(current_user, request.form.get("password", ""))
+    except ValidationFailed as failure:
+        return _form_failure(failure, "totp-codes")
+    db.session.commit()
+    return _recovery_codes_page(codes, 201)
+
+
+@bp.post("/akun/dua-langkah/nonaktifkan")
+@roles_required(*ACCOUNT_ROLES)
+def disable_2fa():
+    """Turn 2FA off (needs the password)."""
+    try:
+        twofactor.disable(current_user, request.form.get("password", ""))
+    except ValidationFailed as failure:
+        return _form_failure(failure, "totp-disable")
+    db.session.commit()
+    flash(messages.TOTP_DISABLED, "success")
+    return _back()
+
+
+@bp.post("/akun/keluar-semua")
+@roles_required(*ACCOUNT_ROLES)
+def sign_out_everywhere():
+    """End every session of this account, this one included."""
+    account.sign_out_everywhere(current_user)
+    db.session.commit()
+    logout_user()
+    session.clear()
+    flash(messages.SIGNED_OUT_EVERYWHERE, "success")
+    return redirect(url_for("account_pages.sign_in"), code=303)
+
+
+def _render_password_form(errors=None, status=200):
+    return render_template("signin/change_password.html", errors=errors), status
+
+
+@bp.get("/akun/kata-sandi")
+@roles_required(*ACCOUNT_ROLES)
+def password_form():
+    """The change-password form."""
+    return _render_password_form()
+
+
+@bp.post("/akun/kata-sandi")
+@roles_required(*ACCOUNT_ROLES)
+def password_submit():
+    """Set a new password; every other session ends, this one carries on."""
+    form = request.form
+    try:
+        user = account.change_password(current_user, form.get("current_password", ""),
+                                       form.get("new_password", ""), form.get("confirmation", ""))
+    except ValidationFailed as failure:
+        db.session.rollback()
+        return _render_password_form(failure.errors, 422)
+    db.session.commit()
+    start_session(user)  # a fresh session cookie carrying the new epoch
+    flash(messages.PASSWORD_CHANGED, "success")
+    return _back("keamanan")

@@ -1,0 +1,40 @@
+"""Login history: one row per sign-in attempt, successful or not."""
+from datetime import datetime
+
+from sqlalchemy import CheckConstraint, ForeignKey, Index, String
+from sqlalchemy.orm import Mapped, mapped_column, relationship
+
+from guardsvc import clock
+from guardsvc.extensions import db
+
+# Results that end signed in; everything else is a refusal or an unfinished step.
+SUCCESS_RESULTS = ("success", "2fa_skipped", "2fa_passed", "recovery_code_used")
+FAILURE_RESULTS = ("wrong_password", "code_required", "wrong_code", "locked", "not_allowed")
+RESULTS = SUCCESS_RESULTS + FAILURE_RESULTS
+
+
+class LoginEvent(db.Model):
+    __tablename__ = "login_events"
+    __table_args__ = (
+        CheckConstraint("result IN (%s)" % ", ".join(f"'{r}'" for r in RESULTS), name="result"),
+        Index("ix_login_events_user_id_created_at", "user_id", "created_at"),
+        Index("ix_login_events_created_at", "created_at"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    created_at: Mapped[datetime] = mapped_column(default=clock.utcnow)
+    # Null when the e-mail matches no account.
+    user_id: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
+    email: Mapped[str] = mapped_column(String(150))
+    ip_address: Mapped[str] = mapped_column(String(45))
+    device_id: Mapped[str | None] = mapped_column(String(64))
+    user_agent: Mapped[str | None] = mapped_column(String(255))
+    result: Mapped[str] = mapped_column(String(24))
+    # True when this sign-in queued a new-device alert e-mail.
+    alerted: Mapped[bool] = mapped_column(default=False)
+
+    user = relationship("User")
+
+    @property
+    def succeeded(self):
+        return self.result in SUCCESS_RESULTS

@@ -1,0 +1,49 @@
+"""The half-signed-in state between the password step and the code step.
+
+It lives in the (signed) session cookie: who passed the password step, the
+account's session epoch at that moment, where to go afterwards, and until when
+the code may be entered. Nobody is signed in while it exists.
+"""
+import calendar
+
+from flask import current_app, redirect, session, url_for
+
+from guardsvc import clock
+
+KEY = "signin_pending"
+
+
+def _now():
+    return calendar.timegm(clock.utcnow().utctimetuple())
+
+
+def begin(user, next_url):
+    """Remember that ``user`` passed the password step (a fresh session: no fixation)."""
+    session.clear()
+    session[KEY] = {"user_id": user.id, "epoch": user.session_epoch, "email": user.email,
+                    "next": next_url or "",
+                    "expires": _now() + 60 * current_app.config["SIGNIN_CODE_MINUTES"]}
+
+
+def current():
+    """The pending state, or None when there is none or it has expired."""
+    state = session.get(KEY)
+    if not isinstance(state, dict) or state.get("expires", 0) < _now():
+        return None
+    return state
+
+
+def email():
+    """The e-mail of the account waiting for its code ('' when none): the rate-limit key."""
+    state = current()
+    return state["email"] if state else ""
+
+
+def clear():
+    session.pop(KEY, None)
+
+
+def begin_code_step(user, next_url):
+    """Password accepted but a code is needed: remember the user and ask for the code."""
+    begin(user, next_url)
+    return redirect(url_for("signin_pages.code_form"), code=303)

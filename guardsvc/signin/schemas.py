@@ -1,0 +1,33 @@
+"""Shapes of login history records and queries."""
+from marshmallow import fields
+
+from guardsvc.schema_fields import BaseSchema, Choice, Integer, Nullable, Timestamp
+from guardsvc.signin.models import RESULTS
+from guardsvc.trust.useragent import describe_user_agent
+
+
+class LoginEventSchema(BaseSchema):
+    """One sign-in attempt as shown to its account's owner."""
+
+    id = fields.Integer()
+    created_at = Timestamp()
+    email = fields.String()
+    ip_address = fields.String()
+    device_id = Nullable()
+    user_agent = Nullable()
+    device = fields.Function(lambda event: describe_user_agent(event.user_agent), allow_none=True)
+    result = fields.String()
+    alerted = fields.Boolean()
+
+
+class AdminLoginEventSchema(LoginEventSchema):
+    """One sign-in attempt as administrators see it (with the account, when one matched)."""
+
+    user_id = Nullable(fields.Integer)
+
+
+class LoginQuerySchema(BaseSchema):
+    """``?limit=&result=`` of the administrators' history."""
+
+    limit = Integer(strict=False, maximum=500, load_default=100)
+    result = Choice(RESULTS, load_default=None, blank_as_none=True)

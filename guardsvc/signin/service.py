@@ -1,0 +1,171 @@
+"""The sign-in flow: password, then (unless the device is trusted) a second step.
+
+Every attempt is written to the login history. Functions return a SignInOutcome
+instead of raising, so the door can commit the history row even when the
+attempt is refused, and then answer with ``outcome.error``.
+"""
+from dataclasses import dataclass
+
+from sqlalchemy import func, select
+
+from guardsvc import clock, messages
+from guardsvc.accounts import service as accounts
+from guardsvc.accounts.models import User
+from guardsvc.errors import Forbidden, GuardError, Unauthorized
+from guardsvc.extensions import db
+from guardsvc.signin.alerts import queue_signin_alert
+from guardsvc.signin.models import SUCCESS_RESULTS, LoginEvent
+from guardsvc.trust.service import is_trusted, trust_device
+from guardsvc.twofactor.service import verify_second_factor
+
+EMAIL_MAX = 150
+SECOND_FACTOR_RESULTS = {"totp": "2fa_passed", "recovery": "recovery_code_used"}
+
+
+@dataclass
+class SignInOutcome:
+    """What an attempt came to: the history row, the user (when known) and any refusal."""
+
+    event: LoginEvent
+    user: User | None = None
+    error: GuardError | None = None
+    token: str | None = None
+    token_record: object = None
+    # The half-finished sign-in no longer holds (account changed): start again at the password.
+    restart: bool = False
+
+    @property
+    def result(self):
+        return self.event.result
+
+    @property
+    def signed_in(self):
+        return self.event.result in SUCCESS_RESULTS
+
+    @property
+    def needs_code(self):
+        return self.event.result == "code_required"
+
+    @property
+    def alerted(self):
+        return self.event.alerted
+
+
+def record_attempt(result, client, email, user=None, *, alerted=False):
+    """Add one row to the login history (in the caller's transaction)."""
+    event = LoginEvent(created_at=clock.utcnow(), user_id=user.id if user else None,
+                       email=(email or "").strip().lower()[:EMAIL_MAX], ip_address=client.ip_address,
+                       device_id=client.device_id, user_agent=client.user_agent, result=result,
+                       alerted=alerted)
+    db.session.add(event)
+    db.session.flush()
+    return event
+
+
+def _successful_sign_ins(user):
+    return select(LoginEvent.id).where(LoginEvent.user_id == user.id,
+                                       LoginEvent.result.in_(SUCCESS_RESULTS))
+
+
+def is_familiar_device(user, client):
+    """Has ``user`` signed in successfully from this device before?
+
+    A device is recognised by its device id. A client that sends none (a script
+    without ``X-Device-Id``) is recognised by the same IP address together with
+    the same User-Agent among earlier sign-ins that also had no device id.
+    """
+    query = _successful_sign_ins(user)
+    if client.device_id:
+        query = query.where(LoginEvent.device_id == client.device_id)
+    else:
+        query = query.where(LoginEvent.device_id.is_(None),
+                            LoginEvent.ip_address == client.ip_address,
+                            func.coalesce(LoginEvent.user_agent, "") == (client.user_agent or ""))
+    return db.session.scalar(query.limit(1)) is not None
+
+
+def needs_alert(user, client):
+    """Alert on a sign-in from a device neither trusted nor seen before (never the first sign-in)."""
+    if db.session.scalar(_successful_sign_ins(user).limit(1)) is None:
+        return False
+    if is_trusted(user.id, client.ip_address, client.device_id):
+        return False
+    return not is_familiar_device(user, client)
+
+
+def _succeed(user, client, email, result):
+    alert = needs_alert(user, client)
+    event = record_attempt(result, client, email, user, alerted=alert)
+    if alert:
+        queue_signin_alert(user, event)
+    return SignInOutcome(event, user)
+
+
+def _refuse(result, client, email, user, error):
+    return SignInOutcome(record_attempt(result, client, email, user), user, error)
+
+
+def _check_code(user, client, email, code):
+    method = verify_second_factor(user, code)
+    if method is None:
+        return _refuse("wrong_code", client, email, user,
+                       Unauthorized(messages.TOTP_WRONG_CODE, extra={"otp_required": True}))
+    return _succeed(user, client, email, SECOND_FACTOR_RESULTS[method])
+
+
+def sign_in(email, password, client, code=None, *, web=False):
+    """Check e-mail and password, then the second step when the account needs it here.
+
+    The second step is skipped when the account has no 2FA, or when
+    (user, IP, device) is trusted. Without ``code`` a 2FA account answers
+    ``code_required`` (the web flow then asks for the code on its own page).
+    Service accounts may only use tokens, so ``web`` sign-ins refuse them.
+    """
+    try:
+        user = accounts.authenticate(email, password)
+    except Unauthorized as exc:
+        return _refuse("wrong_password", client, email, accounts.find_user_by_email(email), exc)
+    if web and user.is_service:
+        # Only reached with the right password, so this reveals nothing to a guesser.
+        return _refuse("not_allowed", client, email, user, Forbidden(messages.SERVICE_ACCOUNT_NO_WEB))
+    if not user.has_2fa:
+        return _succeed(user, client, email, "success")
+    if is_trusted(user.id, client.ip_address, client.device_id):
+        return _succeed(user, client, email, "2fa_skipped")
+    if not code:
+        return _refuse("code_required", client, email, user,
+                       Unauthorized(messages.TOTP_CODE_REQUIRED, extra={"otp_required": True}))
+    return _check_code(user, client, email, code)
+
+
+def sign_in_with_code(user_id, session_epoch, code, client, *, trust_this_device=False):
+    """Second step of the web flow, for the user who passed the password step.
+
+    Refused when the account changed meanwhile (deactivated, signed out
+    everywhere, password changed, 2FA turned off). With ``trust_this_device``
+    a successful sign-in also trusts (user, IP, device), so the next sign-in
+    from here skips the code.
+    """
+    user = db.session.get(User, user_id)
+    if user is None or not user.is_active or user.session_epoch != session_epoch or not user.has_2fa:
+        outcome = _refuse("wrong_code", client, user.email if user else "", user,
+                          Unauthorized(messages.SIGNIN_CODE_EXPIRED))
+        outcome.restart = True
+        return outcome
+    outcome = _check_code(user, client, user.email, code)
+    if outcome.signed_in and trust_this_device:
+        trust_device(user, client)
+    return outcome
+
+
+def sign_in_for_token(email, password, client, *, code=None, token_name=None):
+    """``POST /api/auth/tokens``: a full sign-in that, when it succeeds, issues a token."""
+    outcome = sign_in(email, password, client, code=code)
+    if outcome.signed_in:
+        outcome.token, outcome.token_record = accounts.create_token(outcome.user, token_name)
+    return outcome
+
+
+def record_lockout(client, email):
+    """Note in the history that code guesses for this account were cut off (rate limit)."""
+    return record_attempt("locked", client, email, accounts.find_user_by_email(email or ""))

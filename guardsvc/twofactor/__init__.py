@@ -1,0 +1,1 @@
+"""Two-step verification: TOTP codes and single-use recovery codes."""

@@ -1,0 +1,107 @@
+"""What people receive: appeal decision e-mails and new-device alerts, over real SMTP."""
+import pytest
+
+from tests.factories import submit_body
+from tests.signin_support import PHONE_UA, rate_limits_off, request_token  # noqa: F401
+from tests.pages_support import quick_passwords  # noqa: F401  (fixture)
+from tests.smtp import html_body, smtp_server, text_body  # noqa: F401
+
+SUBMIT = "/api/guard/unblock-tickets/submit"
+
+
+def submit(client, email, ip="198.51.100.7"):
+    response = client.post(SUBMIT, json=submit_body(email=email, name="Budi <b>Santoso</b>"),
+                           environ_base={"REMOTE_ADDR": ip})
+    assert response.status_code == 201
+    return response.get_json()["ticket_number"]
+
+
+def decide(client, headers, ticket, action, notes=None):
+    body = {"action": action}
+    if notes:
+        body["admin_notes"] = notes
+    return client.post(f"/api/guard/unblock-tickets/{ticket}/respond", json=body, headers=headers)
+
+
+def deliver(runner):
+    result = runner.invoke(args=["mail", "deliver", "--once"])
+    assert result.exit_code == 0, result.output
+
+
+def test_approval_mail_reaches_the_appellant(client, runner, bearer, smtp_server):
+    _, admin = bearer(role="admin")
+    ticket = submit(client, "budi@example.com")
+    assert decide(client, admin, ticket, "approve", "Maaf, <i>salah blokir</i>.").status_code == 200
+    deliver(runner)
+    [message] = smtp_server.inbox.to("budi@example.com")
+    assert message["Subject"] == f"Keputusan banding {ticket}: disetujui"
+    text = text_body(message)
+    assert "Keputusan : Disetujui" in text
+    assert "Catatan   : Maaf, <i>salah blokir</i>." in text
+    assert f"http://127.0.0.1:8000/banding/cek?tiket={ticket}" in text
+    assert "UTC" in text and "telah dibuka" in text
+    html = html_body(message)
+    assert "Maaf, &lt;i&gt;salah blokir&lt;/i&gt;." in html  # escaped, never markup
+    assert "Budi &lt;b&gt;Santoso&lt;/b&gt;" in html
+    assert f'href="http://127.0.0.1:8000/banding/cek?tiket={ticket}"' in html
+
+
+def test_rejection_mail_has_default_notes(client, runner, bearer, smtp_server):
+    _, admin = bearer(role="admin")
+    ticket = submit(client, "sari@example.com")
+    decide(client, admin, ticket, "reject")
+    deliver(runner)
+    [message] = smtp_server.inbox.to("sari@example.com")
+    assert message["Subject"] == f"Keputusan banding {ticket}: ditolak"
+    assert "Catatan   : Permohonan ditolak." in text_body(message)
+    assert "Blokir tetap berlaku" in text_body(message)
+
+
+def test_cli_decision_queues_mail_too(client, runner, smtp_server):
+    ticket = submit(client, "cli@example.com")
+    result = runner.invoke(args=["tickets", "decide", ticket, "--approve", "--notes", "Dibuka."])
+    assert result.exit_code == 0, result.output
+    deliver(runner)
+    assert "Catatan   : Dibuka." in text_body(smtp_server.inbox.to("cli@example.com")[0])
+
+
+def test_a_refused_second_decision_sends_nothing_more(client, runner, bearer, smtp_server):
+    _, admin = bearer(role="admin")
+    ticket = submit(client, "dua@example.com")
+    decide(client, admin, ticket, "approve")
+    assert decide(client, admin, ticket, "reject").status_code == 409
+    deliver(runner)
+    assert len(smtp_server.inbox.to("dua@example.com")) == 1
+
+
+@pytest.mark.usefixtures("quick_passwords", "rate_limits_off")
+def test_new_device_alert_content(client, runner, make_user, smtp_server):
+    user = make_user(email="rina@example.com", name="Rina")
+    request_token(client, user.email)
+    request_token(client, user.email, ip="203.0.113.50", device="phone-9", user_agent=PHONE_UA)
+    deliver(runner)
+    [message] = smtp_server.inbox.to("rina@example.com")
+    assert message["Subject"] == "Peringatan keamanan: akun guardsvc Anda dimasuki dari perangkat baru"
+    text = text_body(message)
+    assert "Halo Rina," in text
+    assert "Alamat IP    : 203.0.113.50" in text
+    assert "Perangkat    : Chrome di Android" in text
+    assert "Android 14; Pixel 8" in text
+    assert " UTC" in text
+    assert "BUKAN ANDA?" in text
+    assert "http://127.0.0.1:8000/akun/kata-sandi" in text
+    assert "Keluar dari semua perangkat" in text
+    html = html_body(message)
+    assert "Bukan Anda?" in html and 'href="http://127.0.0.1:8000/akun"' in html
+
+
+@pytest.mark.usefixtures("quick_passwords", "rate_limits_off")
+def test_each_case_of_alert_over_smtp(client, runner, make_user, smtp_server):
+    user = make_user()
+    request_token(client, user.email)                      # first sign-in: none
+    request_token(client, user.email)                      # same device: none
+    deliver(runner)
+    assert smtp_server.inbox.to(user.email) == []
+    request_token(client, user.email, device="tablet-1")   # new device: one
+    deliver(runner)
+    assert len(smtp_server.inbox.to(user.email)) == 1

@@ -1,0 +1,76 @@
+"""Service tests of the second step, signing out everywhere and changing the password."""
+import pytest
+
+from guardsvc.accounts import passwords
+from guardsvc.accounts.models import User
+from guardsvc.errors import ValidationFailed
+from guardsvc.extensions import db
+from guardsvc.identity import Client
+from guardsvc.signin import account, service
+from guardsvc.trust.service import is_trusted
+from tests.factories import PASSWORD
+from tests.signin_support import BROWSER_UA, enable_2fa, totp_code  # noqa: F401
+from tests.pages_support import quick_passwords  # noqa: F401  (fixture)
+
+pytestmark = pytest.mark.usefixtures("quick_passwords")
+CLIENT = Client("198.51.100.20", "laptop-1", None, BROWSER_UA)
+
+
+def load(user):
+    return db.session.get(User, user.id)
+
+
+def test_code_step_signs_in_and_may_trust_the_device(app, ctx, make_user):
+    user = make_user()
+    secret, _ = enable_2fa(app, user)
+    first = service.sign_in(user.email, PASSWORD, CLIENT)
+    assert first.needs_code and not first.signed_in
+    outcome = service.sign_in_with_code(user.id, 0, totp_code(secret), CLIENT, trust_this_device=True)
+    assert outcome.signed_in and outcome.result == "2fa_passed"
+    assert is_trusted(user.id, CLIENT.ip_address, CLIENT.device_id)
+    assert service.sign_in(user.email, PASSWORD, CLIENT).result == "2fa_skipped"
+
+
+def test_wrong_code_does_not_trust_the_device(app, ctx, make_user):
+    user = make_user()
+    enable_2fa(app, user)
+    outcome = service.sign_in_with_code(user.id, 0, "12", CLIENT, trust_this_device=True)
+    assert outcome.result == "wrong_code" and not outcome.restart
+    assert not is_trusted(user.id, CLIENT.ip_address, CLIENT.device_id)
+
+
+@pytest.mark.parametrize("change", ["signed_out", "deactivated", "2fa_off"])
+def test_code_step_restarts_when_the_account_changed_meanwhile(app, ctx, make_user, change):
+    user = make_user()
+    secret, _ = enable_2fa(app, user)
+    record = load(user)
+    if change == "signed_out":
+        account.sign_out_everywhere(record)
+    elif change == "deactivated":
+        record.is_active = False
+    else:
+        record.totp_enabled_at = None
+    db.session.commit()
+    outcome = service.sign_in_with_code(user.id, 0, totp_code(secret), CLIENT)
+    assert outcome.restart and not outcome.signed_in
+
+
+def test_sign_out_everywhere_bumps_the_epoch(ctx, make_user):
+    record = load(make_user())
+    before = record.get_id()
+    account.sign_out_everywhere(record)
+    assert record.session_epoch == 1 and record.get_id() != before
+
+
+def test_change_password_checks_everything_and_ends_other_sessions(ctx, make_user):
+    record = load(make_user())
+    with pytest.raises(ValidationFailed) as failure:
+        account.change_password(record, "salah", "pendek", "lain")
+    assert set(failure.value.errors) == {"current_password", "new_password", "confirmation"}
+    with pytest.raises(ValidationFailed) as same:
+        account.change_password(record, PASSWORD, PASSWORD, PASSWORD)
+    assert same.value.errors == {"new_password": ["Kata sandi baru harus berbeda dari kata sandi lama."]}
+    account.change_password(record, PASSWORD, "kata sandi baru yang panjang", "kata sandi baru yang panjang")
+    assert passwords.verify_password(record.password_hash, "kata sandi baru yang panjang")
+    assert not passwords.verify_password(record.password_hash, PASSWORD)
+    assert record.session_epoch == 1
