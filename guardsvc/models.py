@@ -3,3 +3,4 @@ from guardsvc.accounts.models import ApiToken, User  # noqa: F401
 from guardsvc.appeals.models import UnblockTicket  # noqa: F401
 from guardsvc.blocks.models import Block  # noqa: F401
 from guardsvc.trust.models import TrustedIp  # noqa: F401
+from guardsvc.audit.models import AuditEvent  # noqa: F401
