@@ -20,26 +20,53 @@ def canonical_network(text):
     return network.with_prefixlen
 
 
-@lru_cache(maxsize=8192)
+@lru_cache(maxsize=256)
 def candidate_networks(ip_address):
     """Every network that contains ``ip_address``, as canonical text: one per prefix length.
 
     Looking these up in an index costs the same whatever the size of the
-    block list (33 keys for IPv4, 129 for IPv6). Computed with integer masks
-    and memoised, because the guard asks for it on every request.
+    block list (33 keys for IPv4, 129 for IPv6). The guard asks for this on
+    every request, so the text is built from integer masks directly
+    (``str()`` of 129 IPv6Address objects costs about a millisecond), and the
+    last few clients are remembered. It is the same text ``ipaddress`` gives,
+    which is what ``canonical_network`` stores.
     """
     address = ipaddress.ip_address(ip_address)
     if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
         address = address.ipv4_mapped
-    width = address.max_prefixlen
     value = int(address)
-    full = (1 << width) - 1
-    kind = type(address)
-    result = []
-    for length in range(width, -1, -1):
-        mask = full ^ ((1 << (width - length)) - 1)
-        result.append(f"{kind(value & mask)}/{length}")
+    if address.version == 4:
+        return tuple(f"{_ipv4_text(value & ~((1 << (32 - length)) - 1))}/{length}"
+                     for length in range(32, -1, -1))
+    groups = [(value >> shift) & 0xFFFF for shift in range(112, -1, -16)]
+    hextets = [f"{group:x}" for group in groups]
+    result = [f"{_compress(hextets)}/128"]
+    for length in range(127, -1, -1):
+        index, bits = divmod(length, 16)
+        kept = groups[index] & ~((1 << (16 - bits)) - 1) & 0xFFFF
+        result.append(f"{_compress(hextets[:index] + [f'{kept:x}'] + ['0'] * (7 - index))}/{length}")
     return tuple(result)
+
+
+def _ipv4_text(value):
+    return f"{value >> 24}.{(value >> 16) & 255}.{(value >> 8) & 255}.{value & 255}"
+
+
+def _compress(hextets):
+    """RFC 5952 text, as ``ipaddress`` writes it: the longest run (>= 2) of zero groups, leftmost, is ``::``."""
+    best_start, best_length, run_start, run_length = -1, 0, 0, 0
+    for index, hextet in enumerate(hextets):
+        if hextet != "0":
+            run_length = 0
+            continue
+        if run_length == 0:
+            run_start = index
+        run_length += 1
+        if run_length > best_length:
+            best_start, best_length = run_start, run_length
+    if best_length < 2:
+        return ":".join(hextets)
+    return ":".join(hextets[:best_start]) + "::" + ":".join(hextets[best_start + best_length:])
 
 
 def is_single_address(network):
