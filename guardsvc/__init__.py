@@ -74,8 +74,14 @@ def register_blueprints(app):
     from guardsvc.health import bp as health
     from guardsvc.openapi import bp as openapi
     from guardsvc.trust.api import bp as trust_api
+    from guardsvc.pages.views import bp as pages
+    from guardsvc.appeals.views import bp as appeal_pages
+    from guardsvc.accounts.views import bp as account_pages
+    from guardsvc.trust.views import bp as trust_pages
 
     for blueprint in (health, openapi, accounts_api, trust_api, appeals_api, blocks_api, admin_api):
+        app.register_blueprint(blueprint)
+    for blueprint in (pages, appeal_pages, account_pages, trust_pages):
         app.register_blueprint(blueprint)
 
 

@@ -72,6 +72,10 @@ def load_settings(instance_path):
         "RATELIMIT_ENABLED": _env_bool("RATELIMIT_ENABLED", True),
         "RATELIMIT_STORAGE_URI": _env("RATELIMIT_STORAGE_URI", "memory://"),
         "RATELIMIT_HEADERS_ENABLED": True,
+        # A rate-limit store outage must not turn a valid submission into an error.
+        "RATELIMIT_SWALLOW_ERRORS": True,
+        "RATELIMIT_IN_MEMORY_FALLBACK_ENABLED": True,
+        "RATELIMIT_KEY_PREFIX": _env("RATELIMIT_KEY_PREFIX", "guardsvc"),
         "RATELIMIT_SUBMIT": _env("RATELIMIT_SUBMIT", "20 per minute;200 per day"),
         "RATELIMIT_AUTH": _env("RATELIMIT_AUTH", "10 per minute"),
         "RATELIMIT_CHECK": _env("RATELIMIT_CHECK", "60 per minute"),

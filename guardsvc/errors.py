@@ -113,9 +113,12 @@ HTTP_MESSAGES = {
 }
 
 
+JSON_PATHS = frozenset({"/api", "/healthz", "/readyz"})
+
+
 def wants_json():
-    """True for the JSON door: every ``/api/`` path, whatever went wrong."""
-    return request.path == "/api" or request.path.startswith("/api/")
+    """True for the JSON door: every ``/api/`` path (and the probes), whatever went wrong."""
+    return request.path in JSON_PATHS or request.path.startswith("/api/")
 
 
 def render_failure(status, message, *, errors=None, extra=None, headers=None, error=None):
@@ -174,7 +177,8 @@ def _handle_csrf_error(error):
     return render_failure(400, messages.CSRF_FAILED, error=error)
 
 
-def _is_connection_problem(error):
+def is_connection_problem(error):
+    """True when ``error`` means the database could not be reached (answer 503)."""
     if isinstance(error, (OperationalError, InterfaceError)):
         return True
     return isinstance(error, DBAPIError) and bool(getattr(error, "connection_invalidated", False))
@@ -187,7 +191,7 @@ def _handle_unexpected(error):
         db.session.rollback()
     except Exception:  # pragma: no cover - the connection may be gone
         log.warning("rollback after failure also failed", exc_info=True)
-    if _is_connection_problem(error):
+    if is_connection_problem(error):
         log.error("database unavailable: %s", error.__class__.__name__, exc_info=True)
         return render_failure(503, messages.UNAVAILABLE, headers={"Retry-After": "5"}, error=error)
     log.exception("unexpected error on %s %s", request.method, request.path)

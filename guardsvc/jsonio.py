@@ -28,7 +28,7 @@ def json_body():
     return data
 
 
-def ok(status=200, **body):
+def ok(status=200, /, **body):
     """A success answer: ``{"success": true, ...}``."""
     response = jsonify({"success": True, **body})
     response.status_code = status

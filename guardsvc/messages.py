@@ -66,3 +66,8 @@ BLOCK_CREATED = "Blokir {reference} berhasil dibuat."
 BLOCK_LIFTED = "Blokir {reference} berhasil dibuka."
 FIELD_BAD_TIMESTAMP = "Harus berupa waktu ISO 8601, misalnya 2026-11-22T08:50:00Z."
 BLOCK_CHECK_NEEDS_TARGET = "Isi ip atau device_id."
+
+# Web pages (sign-in and account).
+SERVICE_ACCOUNT_NO_WEB = "Akun layanan tidak dapat masuk melalui halaman web; gunakan token akses."
+SIGNED_OUT = "Anda sudah keluar."
+DEVICE_RENAMED = "Nama perangkat berhasil diubah."

@@ -62,9 +62,11 @@ IDENTITY_HEADERS = [
 SECURED = [{"bearerAuth": []}, {"cookieAuth": []}]
 
 
-def operation(summary, success, status=200, body=None, errors=(), params=(), secured=True, extra=None):
-    responses = {str(status): {"description": "Berhasil",
-                               "content": {"application/json": {"schema": success}}}}
+def operation(summary, success, status=200, body=None, errors=(), params=(), secured=True, extra=None,
+              also=()):
+    """One operation: its success answer(s) and every failure it can give, all JSON."""
+    responses = {str(code): {"description": "Berhasil", "content": {"application/json": {"schema": success}}}
+                 for code in (status, *also)}
     for code in sorted(set(COMMON) | set(errors) | (set(AUTH) if secured else set())):
         schema = {429: "Cooldown", 403: "Blocked"}.get(code, "Error")
         responses[str(code)] = {"description": ERRORS[code],
@@ -111,7 +113,8 @@ def paths():
     return {
         "/api/security/trusted-ips/save-my-ip": {"post": operation(
             "Percayai IP dan perangkat saat ini", trusted, 201, SaveMyIpSchema, BODY + (400,),
-            IDENTITY_HEADERS, extra={"description": "201 saat pertama, 200 saat diperbarui."})},
+            IDENTITY_HEADERS, extra={"description": "201 saat pertama, 200 saat diperbarui."},
+            also=(200,))},
         "/api/security/trusted-ips": {"get": operation(
             "Daftar IP terpercaya milik saya", envelope("TrustedIpList", TrustedIpSchema, many=True))},
         "/api/security/trusted-ips/{id}": {"delete": operation(

@@ -49,7 +49,7 @@ def load_user_from_bearer(req):
 def unauthorized():
     if wants_json():
         raise Unauthorized()
-    return redirect(url_for("pages.sign_in", next=request.full_path.rstrip("?")))
+    return redirect(url_for("account_pages.sign_in", next=request.full_path.rstrip("?")))
 
 
 def public_json(view):

@@ -30,3 +30,9 @@ class TrustCheckQuerySchema(BaseSchema):
     user_id = Integer(required=True, strict=False)
     ip = IpAddress(required=True, max_length=64)
     device_id = DeviceId(load_default=None, blank_as_none=True)
+
+
+class DeviceRenameSchema(BaseSchema):
+    """Renaming a trusted device on the account page: the name is required here."""
+
+    device_name = Text(required=True, max_length=100)

@@ -94,3 +94,14 @@ def revoke(record):
         record.is_active = False
         record.revoked_at = clock.utcnow()
     return record
+
+
+def rename(record, device_name):
+    """Give one of the user's records a new name (already trimmed and checked by the schema)."""
+    record.device_name = device_name
+    return record
+
+
+def is_this_device(record, client):
+    """True when ``record`` describes the calling client's IP and device (null matches null)."""
+    return record.ip_address == client.ip_address and (record.device_id or None) == client.device_id

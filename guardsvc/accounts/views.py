@@ -1,0 +1,111 @@
+"""HTML door for accounts: sign-in (/masuk), sign-out (/keluar), the account page and tokens."""
+from flask import (Blueprint, current_app, flash, redirect, render_template, request, session,
+                   url_for)
+from flask_login import current_user, login_user, logout_user
+
+from guardsvc import messages
+from guardsvc.accounts import service, signin
+from guardsvc.accounts.account_page import render_account_page
+from guardsvc.accounts.auth import roles_required
+from guardsvc.accounts.schemas import TokenRequestSchema
+from guardsvc.errors import Forbidden, Unauthorized
+from guardsvc.extensions import db, limiter
+from guardsvc.identity import current_client
+from guardsvc.pages.forms import load_form
+from guardsvc.pages.navigation import safe_next
+
+bp = Blueprint("account_pages", __name__)
+
+SIGN_IN_FIELDS = ("email", "password")
+ACCOUNT_ROLES = ("user", "admin")
+
+
+def _auth_limit():
+    return current_app.config["RATELIMIT_AUTH"]
+
+
+def _next_target(value):
+    return safe_next(value, default=url_for(".account"))
+
+
+def _render_sign_in(email="", next_url="", *, errors=None, failure=None, status=200):
+    return render_template("accounts/sign_in.html", values={"email": email}, next_url=next_url,
+                           errors=errors, failure=failure), status
+
+
+@bp.get("/masuk")
+def sign_in():
+    """The sign-in form (already signed in: straight on to ``next``)."""
+    next_url = safe_next(request.args.get("next"), default="")
+    if current_user.is_authenticated:
+        return redirect(_next_target(next_url), code=303)
+    return _render_sign_in(next_url=next_url)
+
+
+@bp.post("/masuk")
+@limiter.limit(_auth_limit)
+def sign_in_submit():
+    """Check e-mail and password; the same answer whether the e-mail exists or not."""
+    next_url = safe_next(request.form.get("next"), default="")
+    schema = TokenRequestSchema(only=SIGN_IN_FIELDS)
+    data, errors, values = load_form(schema, request.form, SIGN_IN_FIELDS)
+    if errors:
+        return _render_sign_in(values["email"], next_url, errors=errors, status=422)
+    try:
+        step = signin.check_password(data["email"], data["password"], current_client())
+    except (Unauthorized, Forbidden) as failure:
+        db.session.rollback()
+        return _render_sign_in(values["email"], next_url, failure=failure.message, status=failure.status)
+    if not step.complete:  # pragma: no cover - no further step exists yet
+        raise NotImplementedError(step.next_step)
+    start_session(step.user)
+    db.session.commit()  # authenticate may have upgraded the password hash
+    return redirect(_next_target(next_url), code=303)
+
+
+def start_session(user):
+    """A fresh session for ``user``: nothing from before sign-in carries over (no fixation)."""
+    session.clear()
+    login_user(user)
+
+
+@bp.post("/keluar")
+def sign_out():
+    """End the session (POST only, with CSRF)."""
+    logout_user()
+    session.clear()
+    flash(messages.SIGNED_OUT, "success")
+    return redirect(url_for("pages.landing"), code=303)
+
+
+@bp.get("/akun")
+@roles_required(*ACCOUNT_ROLES)
+def account():
+    """The signed-in person's trusted devices and personal access tokens."""
+    return render_account_page()
+
+
+@bp.post("/akun/token")
+@roles_required(*ACCOUNT_ROLES)
+def create_token():
+    """Create a personal access token and show it once, in this response only.
+
+    The page is answered directly (not redirected) so the token never sits in
+    a cookie or any server-side store; the response is marked no-store.
+    """
+    data, errors, values = load_form(TokenRequestSchema(only=("name",)), request.form, ("name",))
+    if errors:
+        return render_account_page(422, errors=errors, values=values, error_form="token")
+    plain, _record = service.create_token(current_user, data.get("name"))
+    db.session.commit()
+    return render_account_page(201, new_token=plain)
+
+
+@bp.post("/akun/token/<int(max=2147483647):token_id>/cabut")
+@roles_required(*ACCOUNT_ROLES)
+def revoke_token(token_id):
+    """Revoke one of the person's own tokens."""
+    service.revoke_token(current_user, token_id)
+    db.session.commit()
+    flash(messages.TOKEN_REVOKED, "success")
+    return redirect(url_for(".account", _anchor="token"), code=303)

@@ -1,0 +1,94 @@
+"""HTML door for unblock appeals: the /banding form, its receipt and the status check."""
+from flask import Blueprint, current_app, redirect, render_template, request, session, url_for
+from sqlalchemy.exc import SQLAlchemyError
+
+from guardsvc import codes
+from guardsvc.appeals import service
+from guardsvc.appeals.schemas import TicketSubmitSchema
+from guardsvc.blocks.service import REFERENCE_PREFIX
+from guardsvc.errors import Cooldown, NotFound, is_connection_problem
+from guardsvc.extensions import db, limiter
+from guardsvc.identity import current_client
+from guardsvc.pages.forms import load_form
+
+bp = Blueprint("appeal_pages", __name__, url_prefix="/banding")
+
+FIELDS = ("name", "email", "phone", "reason")
+# Only the ticket number travels in the session: nothing personal in URLs or cookies.
+SUBMITTED_KEY = "appeal_ticket"
+TICKET_QUERY_MAX = 64
+
+
+def _submit_limit():
+    return current_app.config["RATELIMIT_SUBMIT"]
+
+
+def _check_limit():
+    return current_app.config["RATELIMIT_CHECK"]
+
+
+def _render_form(values, *, errors=None, unavailable=False, reference=None, status=200):
+    return render_template("appeals/form.html", values=values, errors=errors,
+                           unavailable=unavailable, reference=reference), status
+
+
+@bp.get("")
+def appeal_form():
+    """The empty appeal form; ``?ref=BLK-...`` starts the reason with the block reference."""
+    reference = codes.parse_code(REFERENCE_PREFIX, request.args.get("ref"))
+    values = dict.fromkeys(FIELDS, "")
+    if reference:
+        values["reason"] = f"Nomor referensi blokir: {reference}\n\n"
+    return _render_form(values, reference=reference)
+
+
+@bp.post("")
+@limiter.limit(_submit_limit)
+def submit_appeal():
+    """Submit the appeal; success goes (303) to the receipt, trouble keeps the typed text."""
+    data, errors, values = load_form(TicketSubmitSchema(), request.form, FIELDS)
+    if errors:
+        return _render_form(values, errors=errors, status=422)
+    try:
+        ticket = service.submit_ticket(current_client(), **data)
+        db.session.commit()
+    except Cooldown as cooldown:
+        return render_template("appeals/cooldown.html", ticket_number=cooldown.ticket_number), 429
+    except SQLAlchemyError as error:
+        if not is_connection_problem(error):
+            raise
+        _rollback_quietly()
+        current_app.logger.error("appeal form: database unavailable", exc_info=True)
+        return _render_form(values, unavailable=True, status=503)
+    session[SUBMITTED_KEY] = ticket.ticket_number
+    return redirect(url_for(".submitted"), code=303)
+
+
+def _rollback_quietly():
+    try:
+        db.session.rollback()
+    except SQLAlchemyError:  # the connection is gone; the session is discarded anyway
+        pass
+
+
+@bp.get("/terkirim")
+def submitted():
+    """Receipt of the appeal this browser just submitted: the ticket number, prominently."""
+    ticket_number = session.get(SUBMITTED_KEY)
+    if not ticket_number:
+        return redirect(url_for(".check_status"), code=303)
+    return render_template("appeals/submitted.html", ticket_number=ticket_number)
+
+
+@bp.get("/cek")
+@limiter.limit(_check_limit, exempt_when=lambda: not request.args.get("tiket", "").strip())
+def check_status():
+    """Status check form; with ``?tiket=`` the ticket's status in plain Indonesian."""
+    typed = request.args.get("tiket", "")[:TICKET_QUERY_MAX]
+    if not typed.strip():
+        return render_template("appeals/check.html", typed=typed, ticket=None)
+    try:
+        ticket = service.find_ticket(typed)
+    except NotFound:
+        return render_template("appeals/check.html", typed=typed, ticket=None, not_found=True), 404
+    return render_template("appeals/check.html", typed=ticket.ticket_number, ticket=ticket)

@@ -1,0 +1,1 @@
+"""The HTML door's shared parts: landing page, layout helpers, form handling."""

@@ -1,0 +1,63 @@
+"""HTML door for trusted devices: the buttons and forms on the account page."""
+from flask import Blueprint, flash, redirect, request, url_for
+from flask_login import current_user
+
+from guardsvc import messages
+from guardsvc.accounts.account_page import render_account_page
+from guardsvc.accounts.auth import roles_required
+from guardsvc.extensions import db
+from guardsvc.identity import current_client
+from guardsvc.pages.forms import load_form
+from guardsvc.trust import service
+from guardsvc.trust.schemas import DeviceRenameSchema, SaveMyIpSchema
+from guardsvc.trust.useragent import describe_user_agent
+
+bp = Blueprint("trust_pages", __name__, url_prefix="/akun/perangkat")
+
+FIELDS = ("device_name",)
+TRUST_ROLES = ("user", "admin")
+
+
+def _back_to_devices(message):
+    flash(message, "success")
+    return redirect(url_for("account_pages.account", _anchor="perangkat"), code=303)
+
+
+@bp.app_template_filter("browser_os")
+def browser_os_filter(user_agent):
+    return describe_user_agent(user_agent) or "Tidak diketahui"
+
+
+@bp.post("")
+@roles_required(*TRUST_ROLES)
+def trust_this_device():
+    """"Percayai perangkat ini": trust the current IP and device (same as save-my-ip)."""
+    data, errors, values = load_form(SaveMyIpSchema(), request.form, FIELDS)
+    if errors:
+        return render_account_page(422, errors=errors, values=values, error_form="trust")
+    record, created = service.trust_device(current_user, current_client(), data.get("device_name"))
+    db.session.commit()
+    template = messages.TRUSTED_IP_SAVED if created else messages.TRUSTED_IP_REFRESHED
+    return _back_to_devices(template.format(ip=record.ip_address))
+
+
+@bp.post("/<int(max=2147483647):record_id>/nama")
+@roles_required(*TRUST_ROLES)
+def rename_device(record_id):
+    """Rename one of the person's trusted devices."""
+    record = service.get_own(current_user, record_id)
+    data, errors, values = load_form(DeviceRenameSchema(), request.form, FIELDS)
+    if errors:
+        return render_account_page(422, errors=errors, values=values, error_form=f"rename-{record.id}")
+    service.rename(record, data["device_name"])
+    db.session.commit()
+    return _back_to_devices(messages.DEVICE_RENAMED)
+
+
+@bp.post("/<int(max=2147483647):record_id>/cabut")
+@roles_required(*TRUST_ROLES)
+def revoke_device(record_id):
+    """Stop trusting one of the person's devices (the record stays, marked revoked)."""
+    service.revoke(service.get_own(current_user, record_id))
+    db.session.commit()
+    return _back_to_devices(messages.TRUSTED_IP_REVOKED)

@@ -1,0 +1,65 @@
+/* Small progressive helpers; every page works without them. */
+(function () {
+  "use strict";
+
+  function setupCounter(field) {
+    var max = parseInt(field.getAttribute("data-maxlength"), 10);
+    if (!max) { return; }
+    var counter = document.createElement("p");
+    counter.className = "char-count";
+    counter.id = field.id + "-count";
+    counter.setAttribute("aria-live", "polite");
+    field.insertAdjacentElement("afterend", counter);
+    var described = field.getAttribute("aria-describedby");
+    field.setAttribute("aria-describedby", (described ? described + " " : "") + counter.id);
+    function update() {
+      var left = max - field.value.length;
+      counter.textContent = left >= 0 ? "Sisa " + left + " karakter" : "Kelebihan " + (-left) + " karakter";
+      counter.classList.toggle("over", left < 0);
+    }
+    field.addEventListener("input", update);
+    update();
+  }
+
+  function copyText(text) {
+    if (navigator.clipboard && window.isSecureContext) {
+      return navigator.clipboard.writeText(text);
+    }
+    return new Promise(function (resolve, reject) {
+      var area = document.createElement("textarea");
+      area.value = text;
+      area.setAttribute("readonly", "");
+      area.className = "visually-hidden";
+      document.body.appendChild(area);
+      area.select();
+      var ok = document.execCommand && document.execCommand("copy");
+      document.body.removeChild(area);
+      if (ok) { resolve(); } else { reject(new Error("copy failed")); }
+    });
+  }
+
+  function setupCopy(button) {
+    var target = document.getElementById(button.getAttribute("data-copy-target"));
+    if (!target) { return; }
+    var status = button.parentNode.querySelector(".copy-status");
+    button.hidden = false;
+    button.addEventListener("click", function () {
+      copyText(target.textContent.trim()).then(function () {
+        if (status) { status.textContent = "Tersalin."; }
+      }, function () {
+        if (status) { status.textContent = "Tidak dapat menyalin; pilih teksnya lalu salin manual."; }
+      });
+    });
+  }
+
+  function focusErrorSummary() {
+    var summary = document.getElementById("ringkasan-kesalahan");
+    if (summary) { summary.focus(); }
+  }
+
+  document.addEventListener("DOMContentLoaded", function () {
+    Array.prototype.forEach.call(document.querySelectorAll("[data-maxlength]"), setupCounter);
+    Array.prototype.forEach.call(document.querySelectorAll("[data-copy-target]"), setupCopy);
+    focusErrorSummary();
+  });
+})();

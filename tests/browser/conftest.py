@@ -1,0 +1,54 @@
+"""Headless Chromium (Debian's, never downloaded) against a real gunicorn.
+
+A browser that cannot start is an error, never a skip: CI installs chromium.
+"""
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import sync_playwright
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+SCREENSHOTS = Path(__file__).resolve().parents[2] / "artifacts" / "screenshots"
+WIDTHS = (375, 1280)
+
+
+@pytest.fixture(scope="session")
+def chromium():
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture()
+def new_page(chromium, live_server):
+    """``new_page(**context_options)`` -> a page in a fresh browser profile on the live server."""
+    contexts = []
+
+    def make(**options):
+        options.setdefault("viewport", {"width": 1280, "height": 900})
+        options.setdefault("locale", "id-ID")
+        context = chromium.new_context(base_url=live_server.url, **options)
+        context.set_default_timeout(10_000)
+        contexts.append(context)
+        return context.new_page()
+
+    yield make
+    for context in contexts:
+        context.close()
+
+
+@pytest.fixture()
+def page(new_page):
+    return new_page()
+
+
+def shoot(page, name):
+    """Save the page at a phone width and a desktop width, then restore the desktop width."""
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    for width in WIDTHS:
+        page.set_viewport_size({"width": width, "height": 800})
+        page.screenshot(path=str(SCREENSHOTS / f"{name}-{width}.png"), full_page=True)
+    page.set_viewport_size({"width": 1280, "height": 900})

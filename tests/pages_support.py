@@ -1,0 +1,38 @@
+"""Helpers for functional tests of the HTML pages (CSRF token, signing in)."""
+import re
+
+import pytest
+from argon2 import PasswordHasher
+
+from guardsvc.accounts import passwords
+from tests.factories import PASSWORD
+
+CSRF_META = re.compile(r'<meta name="csrf-token" content="([^"]+)">')
+
+
+def csrf_token(client, path="/"):
+    """The CSRF token a page hands out (the test client keeps the session cookie)."""
+    html = client.get(path).get_data(as_text=True)
+    return CSRF_META.search(html).group(1)
+
+
+def post_form(client, path, data=None, *, page="/", **kwargs):
+    """POST a form the way a browser does, CSRF token included."""
+    form = {"csrf_token": csrf_token(client, page), **(data or {})}
+    return client.post(path, data=form, **kwargs)
+
+
+def sign_in(client, user, password=PASSWORD):
+    response = post_form(client, "/masuk", {"email": user.email, "password": password}, page="/masuk")
+    assert response.status_code == 303, response.get_data(as_text=True)
+    return response
+
+
+def text_of(response):
+    return response.get_data(as_text=True)
+
+
+@pytest.fixture()
+def quick_passwords(monkeypatch):
+    """Argon2id with small costs: page tests sign in a lot, and hashing cost is not under test."""
+    monkeypatch.setattr(passwords, "_hasher", PasswordHasher(time_cost=1, memory_cost=8192, parallelism=1))
