@@ -1,6 +1,7 @@
 """Paginated lists and text search, shared by every administrator list."""
 from dataclasses import dataclass
 
+from marshmallow import fields
 from sqlalchemy import func, or_, select
 
 from guardsvc.extensions import db
@@ -21,6 +22,15 @@ class SearchQuerySchema(PageQuerySchema):
     """A page of a list, narrowed by free text ``q``."""
 
     q = Text(max_length=200, load_default=None, blank_as_none=True, allow_none=True)
+
+
+class PaginationSchema(BaseSchema):
+    """The ``pagination`` object of every list answer (see Page.as_dict)."""
+
+    page = fields.Integer(required=True)
+    per_page = fields.Integer(required=True)
+    total = fields.Integer(required=True)
+    pages = fields.Integer(required=True)
 
 
 def query_args(args):

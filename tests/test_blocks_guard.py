@@ -47,7 +47,8 @@ def test_guarded_pages_show_the_block_page(client, blocked, path):
 def test_unguarded_routes_do_not_answer_blocked(client, blocked, path):
     response = client.get(path, **from_ip(BLOCKED_IP))
     assert response.status_code != 403
-    assert b"BLK-" not in response.data
+    assert b"Akses Anda diblokir" not in response.data
+    assert not (response.is_json and response.get_json().get("blocked"))
 
 
 def test_blocked_client_may_appeal_and_the_ticket_remembers_the_block(client, blocked, app):

@@ -41,3 +41,5 @@ class TicketDetailSchema(TicketSummarySchema):
     admin_notes = Nullable()
     resolved_by = fields.Function(lambda ticket: _user_email(ticket.resolved_by))
     block = fields.Nested(BlockSchema, allow_none=True)
+    # Filled in by the door (a query, not an attribute of the ticket).
+    earlier_tickets = fields.List(fields.Nested(TicketSummarySchema), dump_default=list)
