@@ -78,10 +78,11 @@ def register_blueprints(app):
     from guardsvc.appeals.views import bp as appeal_pages
     from guardsvc.accounts.views import bp as account_pages
     from guardsvc.trust.views import bp as trust_pages
+    from guardsvc.admin.views import bp as admin_pages
 
     for blueprint in (health, openapi, accounts_api, trust_api, appeals_api, blocks_api, admin_api):
         app.register_blueprint(blueprint)
-    for blueprint in (pages, appeal_pages, account_pages, trust_pages):
+    for blueprint in (pages, appeal_pages, account_pages, trust_pages, admin_pages):
         app.register_blueprint(blueprint)
 
 

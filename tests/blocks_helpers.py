@@ -1,6 +1,4 @@
 """Helpers for tests of blocks and the administrator doors."""
-import re
-
 BLOCKED_IP = "203.0.113.7"
 FREE_IP = "198.51.100.20"
 
@@ -10,12 +8,6 @@ def sign_in_session(client, user):
     with client.session_transaction() as session:
         session["_user_id"] = user.get_id()
         session["_fresh"] = True
-
-
-def csrf_token(client, **kwargs):
-    """The CSRF token a page of this session would carry in its meta tag."""
-    html = client.get("/halaman-yang-tidak-ada", **kwargs).get_data(as_text=True)
-    return re.search(r'<meta name="csrf-token" content="([^"]+)"', html).group(1)
 
 
 def from_ip(ip):

@@ -3,7 +3,8 @@ import re
 
 import pytest
 
-from tests.blocks_helpers import FREE_IP, csrf_token, from_ip, sign_in_session
+from tests.blocks_helpers import FREE_IP, from_ip, sign_in_session
+from tests.pages_support import csrf_token
 from tests.factories import submit_body
 
 TIMESTAMP = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$")

@@ -1,7 +1,8 @@
 """Enforcement: blocked clients get 403 on guarded routes, never on the appeal routes."""
 import pytest
 
-from tests.blocks_helpers import BLOCKED_IP, FREE_IP, csrf_token, from_ip, sign_in_session
+from tests.blocks_helpers import BLOCKED_IP, FREE_IP, from_ip, sign_in_session
+from tests.pages_support import csrf_token
 from tests.factories import submit_body
 
 GUARDED_JSON = [
@@ -96,7 +97,7 @@ def test_admin_with_session_is_never_blocked(client, blocked, make_user):
     sign_in_session(client, make_user(role="admin"))
     response = client.get("/api/admin/blocks", **from_ip(BLOCKED_IP))
     assert response.status_code == 200
-    token = csrf_token(client, **from_ip(BLOCKED_IP))
+    token = csrf_token(client)
     lifted = client.post(f"/api/admin/blocks/{blocked}/lift", json={}, headers={"X-CSRFToken": token},
                          **from_ip(BLOCKED_IP))
     assert lifted.status_code == 200
