@@ -57,16 +57,20 @@ def register_extensions(app):
 
 
 def register_request_hooks(app):
+    from guardsvc.blocks.guard import init_guard
     from guardsvc.identity import issue_device_cookie
     from guardsvc.security_headers import add_security_headers
 
+    init_guard(app)
     app.after_request(issue_device_cookie)
     app.after_request(add_security_headers)
 
 
 def register_blueprints(app):
     from guardsvc.accounts.api import bp as accounts_api
+    from guardsvc.admin.api import bp as admin_api
     from guardsvc.appeals.api import bp as appeals_api
+    from guardsvc.blocks.api import bp as blocks_api
     from guardsvc.health import bp as health
     from guardsvc.openapi import bp as openapi
     from guardsvc.signin.api import bp as signin_api
@@ -77,10 +81,13 @@ def register_blueprints(app):
     from guardsvc.trust.views import bp as trust_pages
     from guardsvc.signin.views import bp as signin_pages
     from guardsvc.signin.account_views import bp as security_pages
+    from guardsvc.admin.views import bp as admin_pages
 
-    for blueprint in (health, openapi, accounts_api, trust_api, appeals_api, signin_api):
+    for blueprint in (health, openapi, accounts_api, trust_api, appeals_api, signin_api, blocks_api,
+                      admin_api):
         app.register_blueprint(blueprint)
-    for blueprint in (pages, appeal_pages, account_pages, trust_pages, signin_pages, security_pages):
+    for blueprint in (pages, appeal_pages, account_pages, trust_pages, signin_pages, security_pages,
+                      admin_pages):
         app.register_blueprint(blueprint)
 
 
@@ -94,6 +101,7 @@ def register_commands(app):
     from guardsvc.accounts.cli import tokens_cli, users_cli
     from guardsvc.appeals.cli import tickets_cli
     from guardsvc.outbox.cli import mail_cli
+    from guardsvc.blocks.cli import blocks_cli
 
-    for group in (users_cli, tokens_cli, tickets_cli, mail_cli):
+    for group in (users_cli, tokens_cli, tickets_cli, mail_cli, blocks_cli):
         app.cli.add_command(group)

@@ -59,6 +59,13 @@ TICKET_REJECTED = "Tiket {ticket} ditolak."
 # Blocks.
 BLOCK_NOT_FOUND = "Blokir tidak ditemukan."
 BLOCK_NOT_ACTIVE = "Blokir ini sudah tidak aktif."
+BLOCK_ONE_TARGET = "Isi salah satu: alamat IP/CIDR atau ID perangkat."
+BLOCK_EXPIRY_PAST = "Waktu berakhir harus di masa depan."
+BLOCK_BOTH_EXPIRY = "Isi salah satu: durasi (menit) atau waktu berakhir."
+BLOCK_CREATED = "Blokir {reference} berhasil dibuat."
+BLOCK_LIFTED = "Blokir {reference} berhasil dibuka."
+FIELD_BAD_TIMESTAMP = "Harus berupa waktu ISO 8601, misalnya 2026-11-22T08:50:00Z."
+BLOCK_CHECK_NEEDS_TARGET = "Isi ip atau device_id."
 
 # Web pages (sign-in and account).
 SERVICE_ACCOUNT_NO_WEB = "Akun layanan tidak dapat masuk melalui halaman web; gunakan token akses."

@@ -6,3 +6,4 @@ from guardsvc.trust.models import TrustedIp  # noqa: F401
 from guardsvc.outbox.models import OutboxMessage  # noqa: F401
 from guardsvc.signin.models import LoginEvent  # noqa: F401
 from guardsvc.twofactor.models import RecoveryCode  # noqa: F401
+from guardsvc.audit.models import AuditEvent  # noqa: F401

@@ -8,7 +8,7 @@ from guardsvc.appeals import service
 from guardsvc.appeals.schemas import (TicketDecisionSchema, TicketStatusSchema, TicketSubmitSchema,
                                       TicketSubmittedSchema)
 from guardsvc.extensions import db, limiter
-from guardsvc.identity import current_client
+from guardsvc.identity import client_ip, current_client
 from guardsvc.jsonio import json_body, ok
 from guardsvc.schema_fields import load_or_raise
 
@@ -40,7 +40,7 @@ def respond(ticket_number):
     """An administrator approves or rejects a pending ticket."""
     data = load_or_raise(TicketDecisionSchema(), json_body())
     ticket = service.decide_ticket(ticket_number, data["action"], actor=current_user,
-                                   notes=data.get("admin_notes"))
+                                   notes=data.get("admin_notes"), origin_ip=client_ip())
     db.session.commit()
     template = messages.TICKET_APPROVED if ticket.status == "approved" else messages.TICKET_REJECTED
     return ok(message=template.format(ticket=ticket.ticket_number),

@@ -1,13 +1,17 @@
 """Unblock appeals: submitting, looking up and deciding tickets."""
+from datetime import datetime, time, timedelta
+
 from sqlalchemy import func, or_, select, update
 from sqlalchemy.exc import IntegrityError
 
 from guardsvc import clock, codes, messages
-from guardsvc.appeals.models import UnblockTicket
+from guardsvc.appeals.models import STATUSES, UnblockTicket
 from guardsvc.appeals.notify import queue_decision_mail
+from guardsvc.audit.service import record_event
 from guardsvc.blocks.service import find_active_block, lift_blocks_matching
 from guardsvc.errors import Cooldown, InvalidState, NotFound
 from guardsvc.extensions import db
+from guardsvc.listing import contains_text, paginate
 
 TICKET_PREFIX = "TKT"
 MAX_ATTEMPTS = 8
@@ -62,12 +66,13 @@ def find_ticket(ticket_number):
     return ticket
 
 
-def decide_ticket(ticket_number, action, *, actor=None, notes=None):
+def decide_ticket(ticket_number, action, *, actor=None, notes=None, origin_ip=None):
     """Approve or reject a pending ticket; approval lifts the client's blocks.
 
     The status change is one conditional UPDATE (``WHERE status = 'pending'``),
     so of two concurrent decisions exactly one changes a row; the other gets
-    InvalidState (409). Blocks are lifted in the same transaction.
+    InvalidState (409). Blocks are lifted, and the audit entry written, in the
+    same transaction. ``actor`` None means the command line.
     """
     ticket = find_ticket(ticket_number)
     status = DECISIONS[action]
@@ -84,9 +89,12 @@ def decide_ticket(ticket_number, action, *, actor=None, notes=None):
         db.session.rollback()
         raise InvalidState(messages.TICKET_NOT_PENDING)
     db.session.refresh(ticket)
+    lifted = []
     if status == "approved":
-        lift_blocks_matching(ticket.ip_address, ticket.device_id, actor=actor,
-                             reason=f"Banding {ticket.ticket_number} disetujui")
+        lifted = lift_blocks_matching(ticket.ip_address, ticket.device_id, actor=actor,
+                                      reason=f"Banding {ticket.ticket_number} disetujui")
+    record_event(f"ticket.{status}", ticket.ticket_number, actor=actor, ip_address=origin_ip,
+                 details={"notes": notes, "lifted_blocks": [block.reference for block in lifted]})
     queue_decision_mail(ticket)
     return ticket
 
@@ -99,6 +107,51 @@ def list_tickets(status=None, limit=100, offset=0):
     return db.session.scalars(
         query.order_by(UnblockTicket.created_at.desc(), UnblockTicket.id.desc()).limit(limit).offset(offset)
     ).all()
+
+
+def search_tickets(status=None, q=None, page=1, per_page=20):
+    """One page of tickets, newest first; ``q`` searches number, name, e-mail and IP."""
+    query = select(UnblockTicket)
+    if status:
+        query = query.where(UnblockTicket.status == status)
+    if q:
+        query = query.where(contains_text(q, UnblockTicket.ticket_number, UnblockTicket.name,
+                                          UnblockTicket.email, UnblockTicket.ip_address))
+    return paginate(query.order_by(UnblockTicket.created_at.desc(), UnblockTicket.id.desc()),
+                    page, per_page)
+
+
+def earlier_tickets(ticket, limit=20):
+    """Tickets the same client (same IP, or same device id) opened before ``ticket``."""
+    same_client = UnblockTicket.ip_address == ticket.ip_address
+    if ticket.device_id:
+        same_client = or_(same_client, UnblockTicket.device_id == ticket.device_id)
+    return db.session.scalars(
+        select(UnblockTicket).where(same_client, UnblockTicket.id != ticket.id,
+                                    UnblockTicket.created_at <= ticket.created_at)
+        .order_by(UnblockTicket.created_at.desc(), UnblockTicket.id.desc()).limit(limit)).all()
+
+
+def tickets_per_day(days, now=None):
+    """``[(date, {"pending": n, "approved": n, "rejected": n}), ...]`` for the last ``days`` days.
+
+    Counted by the (UTC) day a ticket was opened; ``date()`` exists on SQLite
+    (as text) and PostgreSQL (as a date), so the key is compared as ISO text.
+    """
+    now = now or clock.utcnow()
+    first = (now - timedelta(days=days - 1)).date()
+    day_of = func.date(UnblockTicket.created_at)
+    rows = db.session.execute(
+        select(day_of, UnblockTicket.status, func.count())
+        .where(UnblockTicket.created_at >= datetime.combine(first, time.min))
+        .group_by(day_of, UnblockTicket.status)).all()
+    series = {first + timedelta(days=offset): dict.fromkeys(STATUSES, 0) for offset in range(days)}
+    by_text = {day.isoformat(): counts for day, counts in series.items()}
+    for day, status, count in rows:
+        counts = by_text.get(str(day)[:10])
+        if counts is not None:
+            counts[status] += count
+    return list(series.items())
 
 
 def count_by_status():

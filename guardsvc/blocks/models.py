@@ -41,6 +41,12 @@ class Block(db.Model):
     def is_active_at(self, moment):
         return self.lifted_at is None and (self.expires_at is None or self.expires_at > moment)
 
+    def state_at(self, moment):
+        """``"active"``, ``"lifted"`` or ``"expired"`` at ``moment``."""
+        if self.lifted_at is not None:
+            return "lifted"
+        return "active" if self.is_active_at(moment) else "expired"
+
     @property
     def target(self):
         return self.network if self.network is not None else self.device_id

@@ -1,86 +1,118 @@
-"""Blocks: creating, finding the one a client is under, lifting."""
-import ipaddress
+"""Blocks: creating, finding the one a client is under, lifting, listing."""
+from datetime import timedelta
 
-from sqlalchemy import or_, select
+from sqlalchemy import Boolean, and_, bindparam, or_, select, true, union_all, update
 
 from guardsvc import clock, codes, messages
+from guardsvc.audit.service import record_event
 from guardsvc.blocks.models import Block
+from guardsvc.blocks.networks import candidate_networks, canonical_network
 from guardsvc.errors import InvalidState, NotFound, ValidationFailed
 from guardsvc.extensions import db
+from guardsvc.listing import contains_text, paginate
+
+__all__ = ["canonical_network", "candidate_networks"]  # kept importable from here
 
 REFERENCE_PREFIX = "BLK"
 
 
-def canonical_network(text):
-    """``"10.1.2.3"`` -> ``"10.1.2.3/32"``; ``"10.1.2.0/24"`` stays; host bits are refused."""
-    network = ipaddress.ip_network(text.strip(), strict=True)
-    if isinstance(network, ipaddress.IPv6Network) and network.prefixlen >= 96:
-        mapped = network.network_address.ipv4_mapped
-        if mapped is not None:
-            network = ipaddress.ip_network(f"{mapped}/{network.prefixlen - 96}")
-    return network.with_prefixlen
+def active_condition(now):
+    """SQL: the block applies at ``now`` (not lifted, not expired).
 
-
-def candidate_networks(ip_address):
-    """Every network that contains ``ip_address``: one per prefix length.
-
-    Looking these up in an index costs the same whatever the size of the
-    block list (33 keys for IPv4, 129 for IPv6).
+    Expiry lives in the query, so an expired block stops applying the moment
+    it expires, with no job to run and nothing to invalidate.
     """
-    address = ipaddress.ip_address(ip_address)
-    width = address.max_prefixlen
-    return [ipaddress.ip_network(f"{address}/{length}", strict=False).with_prefixlen
-            for length in range(width, -1, -1)]
+    return and_(Block.lifted_at.is_(None), or_(Block.expires_at.is_(None), Block.expires_at > now))
 
 
-def _target_filter(ip_address, device_id):
-    targets = []
-    if ip_address:
-        targets.append(Block.network.in_(candidate_networks(ip_address)))
-    if device_id:
-        targets.append(Block.device_id == device_id)
-    return or_(*targets) if targets else None
+# One bound parameter per possible prefix length (IPv6: 129; IPv4 fills 33 and
+# repeats its first): a fixed statement needs no per-request SQL rendering,
+# which an "expanding" IN list of that size costs on every execution.
+NETWORK_PARAMS = [bindparam(f"network_{length}") for length in range(129)]
 
 
-def active_blocks_query(ip_address=None, device_id=None, local_ip=None, *, any_local_ip=False):
-    """Blocks that apply now to a client with this IP, device id and local IP.
+def _network_values(ip_address):
+    """Bound values of NETWORK_PARAMS for one client IP."""
+    candidates = candidate_networks(ip_address) if ip_address else ()
+    padded = candidates + (candidates[:1] or (None,)) * (len(NETWORK_PARAMS) - len(candidates))
+    return {param.key: value for param, value in zip(NETWORK_PARAMS, padded)}
 
-    ``any_local_ip`` ignores local-IP narrowing (used when lifting).
-    Returns None when the client offers nothing to match on.
+
+def _matching_statement():
+    """(id, created_at) of the blocks that apply now to one client: built once, compiled once.
+
+    Each target (the IP's prefixes, the device id) is its own branch of a
+    UNION ALL with the "not lifted" condition repeated, so that each branch is
+    an IN/equality probe of its partial index. A single ``network IN (...) OR
+    device_id = ...`` lets SQLite scan a whole index instead, which grows with
+    the block list. A missing device id or local IP is bound as NULL, which
+    equals nothing, so one statement serves every client.
     """
-    target = _target_filter(ip_address, device_id)
-    if target is None:
-        return None
-    now = clock.utcnow()
-    conditions = [target, Block.lifted_at.is_(None),
-                  or_(Block.expires_at.is_(None), Block.expires_at > now)]
-    if not any_local_ip:
-        narrowing = Block.local_ip.is_(None)
-        conditions.append(or_(narrowing, Block.local_ip == local_ip) if local_ip else narrowing)
-    return select(Block).where(*conditions).order_by(Block.created_at.desc(), Block.id.desc())
+    conditions = (
+        Block.lifted_at.is_(None),
+        or_(Block.expires_at.is_(None), Block.expires_at > bindparam("now")),
+        or_(Block.local_ip.is_(None), Block.local_ip == bindparam("local_ip"),
+            bindparam("any_local_ip", type_=Boolean) == true()),
+    )
+    columns = (Block.id, Block.created_at)
+    return union_all(
+        select(*columns).where(Block.network.in_(NETWORK_PARAMS), *conditions),
+        select(*columns).where(Block.device_id == bindparam("device_id"), *conditions),
+    )
+
+
+MATCHING_BLOCKS = _matching_statement()
+
+
+def _matching_rows(ip_address, device_id, local_ip=None, any_local_ip=False):
+    """(id, created_at) rows of blocks on this IP (any containing range) or device id, active now.
+
+    A block narrowed by a local IP applies only when the client reports that
+    local IP; ``any_local_ip`` ignores the narrowing (used when lifting).
+    """
+    if not ip_address and not device_id:
+        return []
+    return db.session.execute(MATCHING_BLOCKS, {
+        **_network_values(ip_address), "device_id": device_id or None, "local_ip": local_ip or None,
+        "any_local_ip": any_local_ip, "now": clock.utcnow()}).all()
 
 
 def find_active_block(ip_address=None, device_id=None, local_ip=None):
-    """The newest block that applies to the client now, or None."""
-    query = active_blocks_query(ip_address, device_id, local_ip)
-    return None if query is None else db.session.scalar(query.limit(1))
+    """The newest block that applies to the client now, or None.
+
+    Runs on every guarded request: one precompiled query reading two columns,
+    and an ORM load only when the client is blocked.
+    """
+    rows = _matching_rows(ip_address, device_id, local_ip)
+    if not rows:
+        return None
+    newest = max(rows, key=lambda row: (row.created_at, row.id))
+    return db.session.get(Block, newest.id)
 
 
-def create_block(*, network=None, device_id=None, local_ip=None, reason=None,
-                 expires_at=None, actor=None):
-    """Create a block on an IP/CIDR or a device id (exactly one)."""
+def create_block(*, network=None, device_id=None, local_ip=None, reason=None, expires_at=None,
+                 minutes=None, actor=None, origin_ip=None):
+    """Create a block on an IP/CIDR or a device id (exactly one), optionally expiring."""
     if (network is None) == (device_id is None):
-        raise ValidationFailed({"target": ["Isi salah satu: alamat IP/CIDR atau ID perangkat."]})
+        raise ValidationFailed({"target": [messages.BLOCK_ONE_TARGET]})
     if network is not None:
         try:
             network = canonical_network(network)
         except ValueError as exc:
             raise ValidationFailed({"ip": [messages.FIELD_BAD_IP_OR_CIDR]}) from exc
+    now = clock.utcnow()
+    if minutes is not None:
+        expires_at = now + timedelta(minutes=minutes)
+    if expires_at is not None and expires_at <= now:
+        raise ValidationFailed({"expires_at": [messages.BLOCK_EXPIRY_PAST]})
     block = Block(reference=_unused_reference(), network=network, device_id=device_id,
-                  local_ip=local_ip, reason=reason, expires_at=expires_at,
+                  local_ip=local_ip, reason=reason, expires_at=expires_at, created_at=now,
                   created_by_id=actor.id if actor else None)
     db.session.add(block)
     db.session.flush()
+    record_event("block.created", block.reference, actor=actor, ip_address=origin_ip, details={
+        "target": block.target, "local_ip": local_ip, "reason": reason,
+        "expires_at": clock.isoformat(expires_at)})
     return block
 
 
@@ -101,20 +133,60 @@ def get_block(reference):
     return block
 
 
-def lift_block(block, actor=None, reason=None):
-    """Lift one block; the row stays with who, when and why."""
-    if block.lifted_at is not None:
+def _mark_lifted(block, actor, reason, now):
+    """Conditional UPDATE: of two concurrent lifts exactly one changes the row."""
+    changed = db.session.execute(
+        update(Block).where(Block.id == block.id, Block.lifted_at.is_(None))
+        .values(lifted_at=now, lifted_by_id=actor.id if actor else None, lift_reason=reason)
+        .execution_options(synchronize_session=False)
+    ).rowcount
+    db.session.refresh(block)
+    return changed == 1
+
+
+def lift_block(reference, *, actor=None, reason=None, origin_ip=None):
+    """Lift one block by reference; the row stays with who, when and why. Already lifted: 409."""
+    block = get_block(reference)
+    if not _mark_lifted(block, actor, reason, clock.utcnow()):
+        db.session.rollback()
         raise InvalidState(messages.BLOCK_NOT_ACTIVE)
-    block.lifted_at = clock.utcnow()
-    block.lifted_by_id = actor.id if actor else None
-    block.lift_reason = reason
+    record_event("block.lifted", block.reference, actor=actor, ip_address=origin_ip,
+                 details={"target": block.target, "reason": reason})
     return block
 
 
 def lift_blocks_matching(ip_address, device_id, actor=None, reason=None):
-    """Lift every active block matching this IP (CIDR ranges included) or device id."""
-    query = active_blocks_query(ip_address, device_id, any_local_ip=True)
-    if query is None:
+    """Lift every active block matching this IP (CIDR ranges included) or device id.
+
+    Local-IP narrowing is ignored: a decision about the client covers all of
+    its blocks. Returns the blocks this call lifted (a concurrent lift keeps its own).
+    """
+    ids = {row.id for row in _matching_rows(ip_address, device_id, any_local_ip=True)}
+    if not ids:
         return []
-    blocks = db.session.scalars(query.with_for_update()).all()
-    return [lift_block(block, actor, reason) for block in blocks]
+    now = clock.utcnow()
+    blocks = db.session.scalars(select(Block).where(Block.id.in_(ids)).with_for_update()).all()
+    return [block for block in blocks if _mark_lifted(block, actor, reason, now)]
+
+
+def search_blocks(active=None, q=None, page=1, per_page=20):
+    """Blocks, newest first; ``active`` True/False filters, ``q`` searches.
+
+    ``q`` matches reference, target, local IP and reason; when it is an IP
+    address it also finds the ranges containing it.
+    """
+    query = select(Block)
+    now = clock.utcnow()
+    if active is True:
+        query = query.where(active_condition(now))
+    elif active is False:
+        query = query.where(~active_condition(now))
+    if q:
+        text_match = contains_text(q, Block.reference, Block.network, Block.device_id, Block.local_ip,
+                                   Block.reason)
+        try:
+            query = query.where(or_(text_match, Block.network.in_(candidate_networks(q.strip()))))
+        except ValueError:
+            query = query.where(text_match)
+    return paginate(query.order_by(Block.created_at.desc(), Block.id.desc()), page, per_page)
+

@@ -1,7 +1,7 @@
 """Sign-in security: login history, recovery codes, mail outbox.
 
 Revision ID: 0003_signin_security
-Revises: 0001_initial
+Revises: 0002_blocks_admin
 Create Date: 2026-11-22 09:14:49.419575
 
 """
@@ -11,7 +11,7 @@ import sqlalchemy as sa
 
 # revision identifiers, used by Alembic.
 revision = '0003_signin_security'
-down_revision = '0001_initial'
+down_revision = '0002_blocks_admin'
 branch_labels = None
 depends_on = None
 

@@ -1,0 +1,1 @@
+"""Administrator doors (JSON and pages) over the appeals, blocks and audit services."""

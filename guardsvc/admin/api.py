@@ -1,0 +1,77 @@
+"""JSON door for administrators: ticket queue, blocks, audit log."""
+from flask import Blueprint, request
+from flask_login import current_user
+
+from guardsvc import messages
+from guardsvc.admin.access import require_admin
+from guardsvc.admin.schemas import TicketDetailSchema, TicketListQuerySchema, TicketSummarySchema
+from guardsvc.appeals import service as appeals
+from guardsvc.audit import service as audit
+from guardsvc.audit.schemas import AuditEventSchema
+from guardsvc.blocks import service as blocks
+from guardsvc.blocks.schemas import BlockCreateSchema, BlockLiftSchema, BlockListQuerySchema, BlockSchema
+from guardsvc.extensions import db
+from guardsvc.identity import client_ip
+from guardsvc.jsonio import json_body, ok
+from guardsvc.listing import SearchQuerySchema, query_args
+from guardsvc.schema_fields import load_or_raise
+
+bp = Blueprint("admin_api", __name__, url_prefix="/api/admin")
+bp.before_request(require_admin)
+
+
+def _page(page, schema, **extra):
+    return ok(data=schema.dump(page.items, many=True), pagination=page.as_dict(), **extra)
+
+
+@bp.get("/tickets")
+def list_tickets():
+    """The ticket queue, filtered by status and text, with counts per status."""
+    query = load_or_raise(TicketListQuerySchema(), query_args(request.args))
+    page = appeals.search_tickets(**query)
+    return _page(page, TicketSummarySchema(), counts=appeals.count_by_status())
+
+
+@bp.get("/tickets/<path:ticket_number>")
+def show_ticket(ticket_number):
+    """One ticket in full, with the same client's earlier tickets."""
+    ticket = appeals.find_ticket(ticket_number)
+    data = TicketDetailSchema().dump(ticket)
+    data["earlier_tickets"] = TicketSummarySchema().dump(appeals.earlier_tickets(ticket), many=True)
+    return ok(data=data)
+
+
+@bp.get("/blocks")
+def list_blocks():
+    """Blocks, newest first; ``active`` true/false, ``q`` searches (an IP also finds its ranges)."""
+    query = load_or_raise(BlockListQuerySchema(), query_args(request.args))
+    return _page(blocks.search_blocks(**query), BlockSchema())
+
+
+@bp.post("/blocks")
+def create_block():
+    """Block an IP, a CIDR range or a device id."""
+    data = load_or_raise(BlockCreateSchema(), json_body())
+    block = blocks.create_block(network=data.pop("ip"), **data, actor=current_user,
+                                origin_ip=client_ip())
+    db.session.commit()
+    return ok(201, message=messages.BLOCK_CREATED.format(reference=block.reference),
+              data=BlockSchema().dump(block))
+
+
+@bp.post("/blocks/<path:reference>/lift")
+def lift_block(reference):
+    """Lift an active block (409 when it was already lifted)."""
+    data = load_or_raise(BlockLiftSchema(), json_body())
+    block = blocks.lift_block(reference, actor=current_user, reason=data["reason"],
+                              origin_ip=client_ip())
+    db.session.commit()
+    return ok(message=messages.BLOCK_LIFTED.format(reference=block.reference),
+              data=BlockSchema().dump(block))
+
+
+@bp.get("/audit")
+def list_audit():
+    """The audit log, newest first."""
+    query = load_or_raise(SearchQuerySchema(), query_args(request.args))
+    return _page(audit.list_events(**query), AuditEventSchema())

@@ -1,0 +1,45 @@
+"""Geometry of the small inline SVG chart: tickets per day, stacked by outcome."""
+from dataclasses import dataclass
+
+OUTCOMES = ("approved", "rejected", "pending")  # bottom to top
+WIDTH, HEIGHT, GAP, AXIS = 560, 160, 4, 20
+
+
+@dataclass(frozen=True)
+class Bar:
+    x: float
+    y: float
+    width: float
+    height: float
+    status: str
+    count: int
+
+
+@dataclass(frozen=True)
+class Column:
+    day: object
+    label: str
+    x: float
+    total: int
+    bars: list
+
+
+def stacked_columns(series):
+    """``[(date, {status: n})]`` -> columns of stacked bars scaled to the chart box."""
+    peak = max((sum(counts.values()) for _, counts in series), default=0) or 1
+    slot = WIDTH / max(len(series), 1)
+    plot = HEIGHT - AXIS
+    columns = []
+    for index, (day, counts) in enumerate(series):
+        x = index * slot + GAP / 2
+        bottom = plot
+        bars = []
+        for status in OUTCOMES:
+            height = plot * counts.get(status, 0) / peak
+            if height:
+                bottom -= height
+                bars.append(Bar(round(x, 1), round(bottom, 1), round(slot - GAP, 1), round(height, 1),
+                                status, counts[status]))
+        columns.append(Column(day, f"{day.day}/{day.month}", round(x + (slot - GAP) / 2, 1),
+                              sum(counts.values()), bars))
+    return {"width": WIDTH, "height": HEIGHT, "baseline": plot, "peak": peak, "columns": columns}

@@ -1,0 +1,45 @@
+"""Shapes of the administrator's ticket lists and ticket records."""
+from marshmallow import fields
+
+from guardsvc.appeals.models import STATUSES
+from guardsvc.blocks.schemas import BlockSchema
+from guardsvc.listing import SearchQuerySchema
+from guardsvc.schema_fields import BaseSchema, Choice, Nullable, Timestamp
+
+
+class TicketListQuerySchema(SearchQuerySchema):
+    """Filters of the ticket queue: status and free text."""
+
+    status = Choice(STATUSES, load_default=None, allow_none=True, blank_as_none=True)
+
+
+class TicketSummarySchema(BaseSchema):
+    """A ticket as a row of the queue."""
+
+    ticket_number = fields.String()
+    status = fields.String()
+    name = fields.String()
+    email = fields.String()
+    ip_address = fields.String()
+    device_id = Nullable()
+    created_at = Timestamp()
+    resolved_at = Timestamp()
+
+
+def _user_email(user):
+    return user.email if user is not None else None
+
+
+class TicketDetailSchema(TicketSummarySchema):
+    """A ticket in full, for the administrator deciding it."""
+
+    id = fields.Integer()
+    phone = Nullable()
+    reason = fields.String()
+    local_ip = Nullable()
+    user_agent = Nullable()
+    admin_notes = Nullable()
+    resolved_by = fields.Function(lambda ticket: _user_email(ticket.resolved_by))
+    block = fields.Nested(BlockSchema, allow_none=True)
+    # Filled in by the door (a query, not an attribute of the ticket).
+    earlier_tickets = fields.List(fields.Nested(TicketSummarySchema), dump_default=list)

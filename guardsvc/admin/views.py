@@ -1,0 +1,120 @@
+"""HTML door for administrators: ticket queue and decisions, blocks, audit log (/admin)."""
+from flask import Blueprint, flash, redirect, render_template, request, url_for
+from flask_login import current_user
+
+from guardsvc import clock, messages
+from guardsvc.admin.access import require_admin
+from guardsvc.admin.chart import stacked_columns
+from guardsvc.admin.schemas import TicketListQuerySchema
+from guardsvc.appeals import service as appeals
+from guardsvc.appeals.schemas import TicketDecisionSchema
+from guardsvc.audit import service as audit
+from guardsvc.blocks import service as blocks
+from guardsvc.blocks.schemas import BlockCreateSchema, BlockLiftSchema, BlockListQuerySchema
+from guardsvc.errors import InvalidState
+from guardsvc.extensions import db
+from guardsvc.identity import client_ip
+from guardsvc.listing import SearchQuerySchema, query_args
+from guardsvc.pages.forms import load_form
+from guardsvc.schema_fields import load_or_raise
+
+bp = Blueprint("admin_pages", __name__, url_prefix="/admin")
+bp.before_request(require_admin)
+
+CHART_DAYS = 14
+DECISION_FIELDS = ("action", "admin_notes")
+BLOCK_FIELDS = ("ip", "device_id", "local_ip", "reason", "minutes")
+
+
+def _list_query(schema):
+    """Filters of a list page; a bad filter is a 422 page, like the API."""
+    return load_or_raise(schema, query_args(request.args))
+
+
+@bp.get("")
+def queue():
+    """Ticket queue: filters, counts per status, a chart of the last two weeks, pages."""
+    filters = _list_query(TicketListQuerySchema())
+    return render_template(
+        "admin/queue.html", page=appeals.search_tickets(**filters), filters=filters,
+        counts=appeals.count_by_status(), chart=stacked_columns(appeals.tickets_per_day(CHART_DAYS)))
+
+
+def _render_ticket(ticket_number, *, values=None, errors=None, status=200):
+    ticket = appeals.find_ticket(ticket_number)
+    return render_template(
+        "admin/ticket.html", ticket=ticket, earlier=appeals.earlier_tickets(ticket),
+        history=audit.list_events(target=ticket.ticket_number, per_page=20).items,
+        values=values or {}, errors=errors, now=clock.utcnow()), status
+
+
+@bp.get("/tiket/<path:ticket_number>")
+def ticket(ticket_number):
+    """One ticket in full, with the decision forms while it is pending."""
+    return _render_ticket(ticket_number)
+
+
+@bp.post("/tiket/<path:ticket_number>/putuskan")
+def decide(ticket_number):
+    """Approve or reject from the ticket page (POST + CSRF); back to the ticket (303)."""
+    data, errors, values = load_form(TicketDecisionSchema(), request.form, DECISION_FIELDS)
+    if errors:
+        return _render_ticket(ticket_number, values=values, errors=errors, status=422)
+    try:
+        decided = appeals.decide_ticket(ticket_number, data["action"], actor=current_user,
+                                        notes=data["admin_notes"], origin_ip=client_ip())
+        db.session.commit()
+    except InvalidState as conflict:
+        flash(conflict.message, "error")
+        return redirect(url_for(".ticket", ticket_number=ticket_number), code=303)
+    template = messages.TICKET_APPROVED if decided.status == "approved" else messages.TICKET_REJECTED
+    flash(template.format(ticket=decided.ticket_number), "success")
+    return redirect(url_for(".ticket", ticket_number=decided.ticket_number), code=303)
+
+
+def _render_blocks(*, values=None, errors=None, status=200):
+    filters = _list_query(BlockListQuerySchema())
+    return render_template("admin/blocks.html", page=blocks.search_blocks(**filters), filters=filters,
+                           values=values or {}, errors=errors, now=clock.utcnow()), status
+
+
+@bp.get("/blokir")
+def block_list():
+    """Blocks with filters, the form to add one and a lift button on each active one."""
+    return _render_blocks()
+
+
+@bp.post("/blokir")
+def add_block():
+    """Create a block from the form; back to the list (303)."""
+    data, errors, values = load_form(BlockCreateSchema(), request.form, BLOCK_FIELDS)
+    if errors:
+        return _render_blocks(values=values, errors=errors, status=422)
+    block = blocks.create_block(network=data.pop("ip"), **data, actor=current_user, origin_ip=client_ip())
+    db.session.commit()
+    flash(messages.BLOCK_CREATED.format(reference=block.reference), "success")
+    return redirect(url_for(".block_list"), code=303)
+
+
+@bp.post("/blokir/<path:reference>/buka")
+def lift_block(reference):
+    """Lift one block (POST + CSRF); back to the list (303)."""
+    data, errors, _ = load_form(BlockLiftSchema(), request.form, ("reason",))
+    if errors:
+        flash(f"Alasan: {errors['reason'][0]}", "error")
+        return redirect(url_for(".block_list"), code=303)
+    try:
+        block = blocks.lift_block(reference, actor=current_user, reason=data["reason"], origin_ip=client_ip())
+        db.session.commit()
+    except InvalidState as conflict:
+        flash(conflict.message, "error")
+        return redirect(url_for(".block_list"), code=303)
+    flash(messages.BLOCK_LIFTED.format(reference=block.reference), "success")
+    return redirect(url_for(".block_list"), code=303)
+
+
+@bp.get("/audit")
+def audit_log():
+    """The audit log, newest first."""
+    filters = _list_query(SearchQuerySchema())
+    return render_template("admin/audit.html", page=audit.list_events(**filters), filters=filters)

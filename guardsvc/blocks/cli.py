@@ -1,0 +1,56 @@
+"""``flask blocks ...``."""
+import click
+from flask.cli import AppGroup
+
+from guardsvc import clock
+from guardsvc.blocks import service
+from guardsvc.blocks.schemas import BlockCreateSchema
+from guardsvc.cli_support import run_or_exit
+from guardsvc.clock import isoformat
+from guardsvc.extensions import db
+from guardsvc.schema_fields import load_or_raise
+
+blocks_cli = AppGroup("blocks", help="Block and unblock IPs, CIDR ranges and devices.")
+
+
+@blocks_cli.command("add")
+@click.option("--ip", default=None, help="IP address or CIDR range, IPv4 or IPv6.")
+@click.option("--device-id", default=None, help="Device id (as sent in X-Device-Id).")
+@click.option("--local-ip", default=None, help="Only when the client reports this local IP.")
+@click.option("--reason", default=None, help="Why (shown to administrators).")
+@click.option("--minutes", default=None, help="Expire after this many minutes (default: never).")
+def add(ip, device_id, local_ip, reason, minutes):
+    """Create a block; its reference is printed alone on the last line."""
+    raw = {"ip": ip, "device_id": device_id, "local_ip": local_ip, "reason": reason, "minutes": minutes}
+    data = run_or_exit(load_or_raise, BlockCreateSchema(),
+                       {key: value for key, value in raw.items() if value is not None})
+    block = run_or_exit(service.create_block, network=data.pop("ip"), **data)
+    db.session.commit()
+    click.echo(f"blocked {block.target} until {isoformat(block.expires_at) or 'lifted'}:")
+    click.echo(block.reference)
+
+
+@blocks_cli.command("lift")
+@click.argument("reference")
+@click.option("--reason", default=None, help="Why the block is lifted.")
+def lift(reference, reason):
+    """Lift a block by its reference."""
+    block = run_or_exit(service.lift_block, reference, reason=reason)
+    db.session.commit()
+    click.echo(f"lifted {block.reference} ({block.target})")
+
+
+@blocks_cli.command("list")
+@click.option("--all", "show_all", is_flag=True, help="Include lifted and expired blocks.")
+@click.option("--limit", type=click.IntRange(1, 100), default=100, show_default=True)
+def list_blocks(show_all, limit):
+    """List active blocks (or all), newest first."""
+    page = service.search_blocks(active=None if show_all else True, per_page=limit)
+    now = clock.utcnow()
+    if not page.items:
+        click.echo("no blocks")
+    for b in page.items:
+        click.echo("\t".join([b.reference, b.state_at(now), b.target, b.local_ip or "-", isoformat(b.created_at),
+                              isoformat(b.expires_at) or "-", b.reason or ""]))
+    if page.total > len(page.items):
+        click.echo(f"... {page.total - len(page.items)} more")

@@ -1,0 +1,79 @@
+"""Pure IP arithmetic for blocks: canonical network text and the prefixes containing an address."""
+import ipaddress
+from functools import lru_cache
+
+
+def canonical_network(text):
+    """``"10.1.2.3"`` -> ``"10.1.2.3/32"``; ``"10.1.2.0/24"`` stays; host bits are refused.
+
+    IPv4-mapped IPv6 ranges (``::ffff:10.0.0.0/104``) become their IPv4 range,
+    because client addresses are normalized the same way.
+    Raises ValueError for anything that is not an address or a network.
+    """
+    if not isinstance(text, str):
+        raise ValueError("not a string")
+    network = ipaddress.ip_network(text.strip(), strict=True)
+    if isinstance(network, ipaddress.IPv6Network) and network.prefixlen >= 96:
+        mapped = network.network_address.ipv4_mapped
+        if mapped is not None:
+            network = ipaddress.ip_network(f"{mapped}/{network.prefixlen - 96}")
+    return network.with_prefixlen
+
+
+@lru_cache(maxsize=256)
+def candidate_networks(ip_address):
+    """Every network that contains ``ip_address``, as canonical text: one per prefix length.
+
+    Looking these up in an index costs the same whatever the size of the
+    block list (33 keys for IPv4, 129 for IPv6). The guard asks for this on
+    every request, so the text is built from integer masks directly
+    (``str()`` of 129 IPv6Address objects costs about a millisecond), and the
+    last few clients are remembered. It is the same text ``ipaddress`` gives,
+    which is what ``canonical_network`` stores.
+    """
+    address = ipaddress.ip_address(ip_address)
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        address = address.ipv4_mapped
+    value = int(address)
+    if address.version == 4:
+        return tuple(f"{_ipv4_text(value & ~((1 << (32 - length)) - 1))}/{length}"
+                     for length in range(32, -1, -1))
+    groups = [(value >> shift) & 0xFFFF for shift in range(112, -1, -16)]
+    hextets = [f"{group:x}" for group in groups]
+    result = [f"{_compress(hextets)}/128"]
+    for length in range(127, -1, -1):
+        index, bits = divmod(length, 16)
+        kept = groups[index] & ~((1 << (16 - bits)) - 1) & 0xFFFF
+        result.append(f"{_compress(hextets[:index] + [f'{kept:x}'] + ['0'] * (7 - index))}/{length}")
+    return tuple(result)
+
+
+def _ipv4_text(value):
+    return f"{value >> 24}.{(value >> 16) & 255}.{(value >> 8) & 255}.{value & 255}"
+
+
+def _compress(hextets):
+    """RFC 5952 text, as ``ipaddress`` writes it: the longest run (>= 2) of zero groups, leftmost, is ``::``."""
+    best_start, best_length, run_start, run_length = -1, 0, 0, 0
+    for index, hextet in enumerate(hextets):
+        if hextet != "0":
+            run_length = 0
+            continue
+        if run_length == 0:
+            run_start = index
+        run_length += 1
+        if run_length > best_length:
+            best_start, best_length = run_start, run_length
+    if best_length < 2:
+        return ":".join(hextets)
+    return ":".join(hextets[:best_start]) + "::" + ":".join(hextets[best_start + best_length:])
+
+
+def is_single_address(network):
+    """True when the canonical ``network`` holds exactly one address (/32 or /128)."""
+    return (network.endswith("/32") and ":" not in network) or network.endswith("/128")
+
+
+def display_target(network):
+    """``"203.0.113.7/32"`` -> ``"203.0.113.7"``; ranges keep their prefix."""
+    return network.rsplit("/", 1)[0] if is_single_address(network) else network

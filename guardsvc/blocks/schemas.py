@@ -1,0 +1,133 @@
+"""Shapes of block requests and records."""
+from datetime import datetime, timezone
+
+from marshmallow import ValidationError, fields, validates_schema
+
+from guardsvc import clock, messages
+from guardsvc.blocks.networks import canonical_network, display_target, is_single_address
+from guardsvc.listing import SearchQuerySchema
+from guardsvc.schema_fields import BaseSchema, DeviceId, Integer, IpAddress, Nullable, Text, Timestamp
+
+MAX_MINUTES = 10 * 366 * 24 * 60  # ten years; beyond that, leave the expiry empty
+
+
+class IpOrNetwork(Text):
+    """An IP address or a CIDR range, returned in canonical CIDR text (``1.2.3.4`` -> ``1.2.3.4/32``)."""
+
+    default_error_messages = {"bad_network": messages.FIELD_BAD_IP_OR_CIDR}
+
+    def _deserialize(self, value, attr, data, **kwargs):
+        text = super()._deserialize(value, attr, data, **kwargs)
+        if not text:
+            return text
+        try:
+            return canonical_network(text)
+        except ValueError as exc:
+            raise self.make_error("bad_network") from exc
+
+
+class UtcDateTime(fields.Field):
+    """An ISO 8601 moment (``Z``, an offset, or naive meaning UTC), loaded as naive UTC."""
+
+    default_error_messages = {"invalid": messages.FIELD_BAD_TIMESTAMP}
+
+    def _deserialize(self, value, attr, data, **kwargs):
+        if not isinstance(value, str):
+            raise self.make_error("invalid")
+        text = value.strip()
+        if text.endswith(("Z", "z")):
+            text = text[:-1] + "+00:00"
+        try:
+            moment = datetime.fromisoformat(text)
+        except ValueError as exc:
+            raise self.make_error("invalid") from exc
+        if moment.tzinfo is not None:
+            moment = moment.astimezone(timezone.utc).replace(tzinfo=None)
+        return moment
+
+
+def _optional(field_class, **kwargs):
+    return field_class(load_default=None, allow_none=True, **kwargs)
+
+
+class BlockCreateSchema(BaseSchema):
+    """A new block: ``ip`` (address or CIDR) or ``device_id``; optional narrowing, reason, expiry."""
+
+    ip = _optional(IpOrNetwork, max_length=64, blank_as_none=True)
+    device_id = _optional(DeviceId, blank_as_none=True)
+    local_ip = _optional(IpAddress, max_length=64, blank_as_none=True)
+    reason = _optional(Text, max_length=1000, multiline=True, blank_as_none=True)
+    minutes = _optional(Integer, strict=False, maximum=MAX_MINUTES)
+    expires_at = _optional(UtcDateTime)
+
+    @validates_schema
+    def _one_target_one_expiry(self, data, **kwargs):
+        errors = {}
+        if (data.get("ip") is None) == (data.get("device_id") is None):
+            errors["ip"] = [messages.BLOCK_ONE_TARGET]
+        if data.get("minutes") is not None and data.get("expires_at") is not None:
+            errors["minutes"] = [messages.BLOCK_BOTH_EXPIRY]
+        if errors:
+            raise ValidationError(errors)
+
+
+class BlockLiftSchema(BaseSchema):
+    """Why a block is lifted (optional)."""
+
+    reason = _optional(Text, max_length=1000, multiline=True, blank_as_none=True)
+
+
+class BlockListQuerySchema(SearchQuerySchema):
+    """Filters of the administrator's block list."""
+
+    active = _optional(fields.Boolean, error_messages={"invalid": messages.FIELD_BAD_BOOLEAN})
+
+
+class BlockCheckQuerySchema(BaseSchema):
+    """Query of the host check: the client's IP and/or device id, and its local IP."""
+
+    ip = _optional(IpAddress, max_length=64, blank_as_none=True)
+    device_id = _optional(DeviceId, blank_as_none=True)
+    local_ip = _optional(IpAddress, max_length=64, blank_as_none=True)
+
+    @validates_schema
+    def _something_to_match(self, data, **kwargs):
+        if data.get("ip") is None and data.get("device_id") is None:
+            raise ValidationError({"ip": [messages.BLOCK_CHECK_NEEDS_TARGET]})
+
+
+class BlockCheckSchema(BaseSchema):
+    """Answer of the host check; every field but ``blocked`` is null for a free client."""
+
+    blocked = fields.Boolean()
+    reference = Nullable()
+    reason = Nullable()
+    expires_at = Timestamp()
+
+
+def block_kind(block):
+    """``"ip"``, ``"cidr"`` or ``"device"``."""
+    if block.network is None:
+        return "device"
+    return "ip" if is_single_address(block.network) else "cidr"
+
+
+class BlockSchema(BaseSchema):
+    """A block as the administrator sees it."""
+
+    reference = fields.String()
+    kind = fields.Function(block_kind)
+    target = fields.Function(lambda b: display_target(b.network) if b.network else b.device_id)
+    network = Nullable()
+    device_id = Nullable()
+    local_ip = Nullable()
+    reason = Nullable()
+    active = fields.Function(lambda b: b.is_active_at(clock.utcnow()))
+    state = fields.Function(lambda b: b.state_at(clock.utcnow()))
+    created_at = Timestamp()
+    created_by = fields.Function(lambda b: b.created_by.email if b.created_by else None)
+    expires_at = Timestamp()
+    lifted_at = Timestamp()
+    lifted_by = fields.Function(lambda b: b.lifted_by.email if b.lifted_by else None)
+    lift_reason = Nullable()
+

@@ -1,0 +1,132 @@
+"""Administrator pages: access, queue, decisions, blocks, audit log."""
+import re
+
+import pytest
+
+from tests.blocks_helpers import from_ip, sign_in_session
+from tests.factories import submit_body
+from tests.pages_support import csrf_token, post_form, text_of
+
+PAGES = ["/admin", "/admin/blokir", "/admin/audit", "/admin/tiket/TKT-00000000"]
+POSTS = ["/admin/tiket/TKT-00000000/putuskan", "/admin/blokir", "/admin/blokir/BLK-00000000/buka"]
+
+
+def submit(client, ip, device=None, **body):
+    headers = {"X-Device-Id": device} if device else {}
+    response = client.post("/api/guard/unblock-tickets/submit", json=submit_body(**body), headers=headers,
+                           **from_ip(ip))
+    return response.get_json()["ticket_number"]
+
+
+@pytest.fixture()
+def admin_client(client, make_user):
+    sign_in_session(client, make_user(role="admin", email="admin@example.com"))
+    return client
+
+
+@pytest.mark.parametrize("path", PAGES)
+def test_anonymous_is_sent_to_sign_in(client, path):
+    response = client.get(path)
+    assert response.status_code == 302
+    assert response.headers["Location"].startswith("/masuk?next=")
+
+
+@pytest.mark.parametrize("path", PAGES)
+def test_plain_user_gets_403_page(client, make_user, path):
+    sign_in_session(client, make_user(role="user"))
+    response = client.get(path)
+    assert response.status_code == 403 and response.mimetype == "text/html"
+    assert "Akses ditolak" in text_of(response)
+
+
+@pytest.mark.parametrize("path", POSTS)
+def test_posts_need_admin_and_csrf(client, make_user, path):
+    sign_in_session(client, make_user(role="user"))
+    assert post_form(client, path).status_code == 403
+    sign_in_session(client, make_user(role="admin"))
+    assert client.post(path, data={"action": "reject"}).status_code == 400
+
+
+def test_queue_lists_counts_filters_and_charts(admin_client):
+    numbers = [submit(admin_client, f"198.51.100.{i}", name=f"Pemohon {i}") for i in range(1, 4)]
+    html = text_of(admin_client.get("/admin"))
+    assert all(number in html for number in numbers)
+    assert re.search(r"<strong>3</strong> Menunggu", html)
+    assert "<svg" in html and html.count('class="bar bar-pending"') == 1
+    filtered = text_of(admin_client.get("/admin?q=Pemohon 2"))
+    assert numbers[1] in filtered and numbers[0] not in filtered
+    assert "Tidak ada tiket" in text_of(admin_client.get("/admin?status=approved"))
+    paged = text_of(admin_client.get("/admin?per_page=2&page=2"))
+    assert "Halaman 2 dari 2" in paged and numbers[0] in paged and numbers[2] not in paged
+
+
+def test_ticket_page_shows_context_and_escapes_user_text(admin_client, make_block):
+    reference = make_block(network="198.51.100.0/24", reason="Spam")
+    number = submit(admin_client, "198.51.100.5", device="dev-1", name="<b>Budi</b>",
+                    reason="Baris satu\n<script>alert(1)</script>")
+    html = text_of(admin_client.get(f"/admin/tiket/{number.lower()}"))
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html and "<script>alert(1)" not in html
+    assert "&lt;b&gt;Budi&lt;/b&gt;" in html
+    assert reference in html and "dev-1" in html and "198.51.100.5" in html
+    assert "Catatan ini akan dibaca oleh pemohon" in html
+    assert 'value="approve"' in html and 'value="reject"' in html
+
+
+def test_approve_from_page_lifts_blocks_and_records_audit(admin_client, make_block, app):
+    reference = make_block(network="198.51.100.0/24")
+    number = submit(admin_client, "198.51.100.5")
+    url = f"/admin/tiket/{number}/putuskan"
+    response = post_form(admin_client, url, {"action": "approve", "admin_notes": "Maaf, salah blokir."},
+                         page=f"/admin/tiket/{number}")
+    assert response.status_code == 303 and response.headers["Location"] == f"/admin/tiket/{number}"
+    html = text_of(admin_client.get(f"/admin/tiket/{number}"))
+    assert "disetujui" in html and "Maaf, salah blokir." in html and "admin@example.com" in html
+    assert 'value="approve"' not in html
+    status = admin_client.get(f"/api/guard/unblock-tickets/check/{number}").get_json()["data"]
+    assert status["status"] == "approved" and status["admin_notes"] == "Maaf, salah blokir."
+    with app.app_context():
+        from guardsvc.blocks.service import get_block
+
+        assert get_block(reference).lifted_at is not None
+    assert "Tiket disetujui" in text_of(admin_client.get("/admin/audit"))
+    again = post_form(admin_client, url, {"action": "reject"}, page=f"/admin/tiket/{number}")
+    assert again.status_code == 303
+    assert "sudah diputuskan" in text_of(admin_client.get(f"/admin/tiket/{number}"))
+
+
+def test_decision_form_errors_keep_the_text(admin_client):
+    number = submit(admin_client, "198.51.100.5")
+    long_notes = "x" * 1001
+    response = post_form(admin_client, f"/admin/tiket/{number}/putuskan", {"action": "approve", "admin_notes": long_notes},
+                         page="/admin")
+    assert response.status_code == 422
+    assert long_notes in text_of(response) and "Maksimal 1000 karakter." in text_of(response)
+    bad_action = post_form(admin_client, f"/admin/tiket/{number}/putuskan", {"action": "maybe"}, page="/admin")
+    assert bad_action.status_code == 422
+
+
+def test_add_and_lift_blocks_from_page(admin_client, app):
+    response = post_form(admin_client, "/admin/blokir", {"ip": "203.0.113.0/24", "reason": "Bot", "minutes": "60"},
+                         page="/admin/blokir")
+    assert response.status_code == 303
+    html = text_of(admin_client.get("/admin/blokir"))
+    reference = re.search(r"BLK-[0-9A-F]{8}", html).group(0)
+    assert "203.0.113.0/24" in html and "Aktif" in html and "Buka blokir" in html
+    assert app.test_client().get("/api/auth/tokens", **from_ip("203.0.113.9")).status_code == 403
+    lifted = post_form(admin_client, f"/admin/blokir/{reference}/buka", {"reason": "Sudah aman"}, page="/admin/blokir")
+    assert lifted.status_code == 303
+    html = text_of(admin_client.get("/admin/blokir"))
+    assert "Dibuka" in html and "Sudah aman" in html
+    assert reference not in text_of(admin_client.get("/admin/blokir?active=true"))
+    again = post_form(admin_client, f"/admin/blokir/{reference}/buka", {}, page="/admin/blokir")
+    assert again.status_code == 303
+    assert "sudah tidak aktif" in text_of(admin_client.get("/admin/blokir"))
+
+
+def test_add_block_form_errors(admin_client):
+    response = post_form(admin_client, "/admin/blokir", {"ip": "bukan-ip", "minutes": "abc"}, page="/admin/blokir")
+    assert response.status_code == 422
+    html = text_of(response)
+    assert "bukan-ip" in html and "Harus berupa alamat IP atau rentang CIDR yang valid." in html
+    assert "Harus berupa bilangan bulat." in html
+    assert 'name="csrf_token"' in html
