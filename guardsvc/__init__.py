@@ -31,6 +31,8 @@ def create_app(config=None):
 def configure_logging(app):
     logging.basicConfig(level=app.config["LOG_LEVEL"],
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    # Alembic announces every plugin it loads on each command; only its warnings matter.
+    logging.getLogger("alembic.runtime.plugins").setLevel(logging.WARNING)
 
 
 def trust_proxies(app):
