@@ -7,7 +7,7 @@ from tests.blocks_helpers import from_ip, sign_in_session
 from tests.factories import submit_body
 from tests.pages_support import csrf_token, post_form, text_of
 
-PAGES = ["/admin", "/admin/blokir", "/admin/audit", "/admin/tiket/TKT-00000000"]
+PAGES = ["/admin", "/admin/blokir", "/admin/audit", "/admin/masuk", "/admin/tiket/TKT-00000000"]
 POSTS = ["/admin/tiket/TKT-00000000/putuskan", "/admin/blokir", "/admin/blokir/BLK-00000000/buka"]
 
 
@@ -130,3 +130,22 @@ def test_add_block_form_errors(admin_client):
     assert "bukan-ip" in html and "Harus berupa alamat IP atau rentang CIDR yang valid." in html
     assert "Harus berupa bilangan bulat." in html
     assert 'name="csrf_token"' in html
+
+
+def test_sign_in_history_shows_every_account_and_filters_by_result(admin_client, make_user):
+    from tests.factories import PASSWORD
+
+    other = make_user(email="korban@example.com")
+    visitor = admin_client.application.test_client()
+    agent = {"User-Agent": "<script>alert(1)</script> Firefox/128.0 (X11; Linux x86_64)"}
+    visitor.post("/api/auth/tokens", json={"email": other.email, "password": "salah-sekali"}, headers=agent)
+    visitor.post("/api/auth/tokens", json={"email": other.email, "password": PASSWORD}, headers=agent)
+    page = admin_client.get("/admin/masuk")
+    assert page.status_code == 200
+    html = page.get_data(as_text=True)
+    assert "korban@example.com" in html and "Kata sandi salah" in html and "Berhasil masuk" in html
+    assert "<script>alert(1)</script>" not in html
+    failed_only = admin_client.get("/admin/masuk?result=wrong_password").get_data(as_text=True)
+    rows = re.search(r"<tbody>(.*)</tbody>", failed_only, re.S).group(1)
+    assert "Kata sandi salah" in rows and "Berhasil masuk" not in rows
+    assert admin_client.get("/admin/masuk?result=bogus").status_code == 422

@@ -17,6 +17,9 @@ from guardsvc.identity import client_ip
 from guardsvc.listing import SearchQuerySchema, query_args
 from guardsvc.pages.forms import load_form
 from guardsvc.schema_fields import load_or_raise
+from guardsvc.signin import account as signin_account
+from guardsvc.signin.models import RESULTS
+from guardsvc.signin.schemas import LoginQuerySchema
 
 bp = Blueprint("admin_pages", __name__, url_prefix="/admin")
 bp.before_request(require_admin)
@@ -118,3 +121,11 @@ def audit_log():
     """The audit log, newest first."""
     filters = _list_query(SearchQuerySchema())
     return render_template("admin/audit.html", page=audit.list_events(**filters), filters=filters)
+
+
+@bp.get("/masuk")
+def sign_ins():
+    """Every account's latest sign-in attempts, optionally of one result."""
+    filters = _list_query(LoginQuerySchema())
+    events = signin_account.all_sign_ins(limit=filters["limit"], result=filters["result"])
+    return render_template("admin/sign_ins.html", events=events, filters=filters, results=RESULTS)
