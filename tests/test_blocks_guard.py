@@ -119,3 +119,11 @@ def test_lifted_block_no_longer_applies(client, blocked, bearer):
     _, headers = bearer("admin")
     client.post(f"/api/admin/blocks/{blocked}/lift", json={}, headers=headers)
     assert client.get("/api/auth/tokens", **from_ip(BLOCKED_IP)).status_code == 401
+
+
+def test_blocked_user_can_still_sign_out(client, blocked, make_user):
+    sign_in_session(client, make_user(role="user"))
+    token = csrf_token(client, "/banding")
+    response = client.post("/keluar", data={"csrf_token": token}, **from_ip(BLOCKED_IP))
+    assert response.status_code in (302, 303)
+    assert client.get("/api/auth/tokens", **from_ip(FREE_IP)).status_code == 401

@@ -20,8 +20,10 @@ from guardsvc.identity import current_client
 
 # Contract section 5: the appeal pages, the two public ticket endpoints,
 # static files, health checks and the API document are never guarded.
+# Signing out only gives up access, so a blocked person may always do it.
 UNGUARDED_PATHS = frozenset({
     "/banding", "/healthz", "/readyz", "/api/openapi.json", "/api/guard/unblock-tickets/submit",
+    "/keluar",
 })
 UNGUARDED_PREFIXES = ("/banding/", "/static/", "/api/guard/unblock-tickets/check/")
 
