@@ -28,6 +28,15 @@ def _client_ip_key():
     return client_ip()
 
 
+def configured_limit(setting):
+    """A limit value read from the app config at request time (``RATELIMIT_SUBMIT`` ...)."""
+    def limit():
+        from flask import current_app
+
+        return current_app.config[setting]
+    return limit
+
+
 db = SQLAlchemy(model_class=Base)
 migrate = Migrate()
 login_manager = LoginManager()

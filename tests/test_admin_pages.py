@@ -5,7 +5,7 @@ import pytest
 
 from tests.blocks_helpers import from_ip, sign_in_session
 from tests.factories import submit_body
-from tests.pages_support import csrf_token, post_form, text_of
+from tests.pages_support import post_form, text_of
 
 PAGES = ["/admin", "/admin/blokir", "/admin/audit", "/admin/masuk", "/admin/tiket/TKT-00000000"]
 POSTS = ["/admin/tiket/TKT-00000000/putuskan", "/admin/blokir", "/admin/blokir/BLK-00000000/buka"]

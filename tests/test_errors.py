@@ -94,7 +94,6 @@ def test_security_headers_on_every_answer(client):
 def test_rate_limit_is_429_with_retry_after_and_no_ticket_number(make_user, monkeypatch):
     from guardsvc import create_app
     from guardsvc.extensions import limiter
-    from tests.factories import submit_body
 
     # init_app switches the one shared limiter on: switch it back off after this test.
     monkeypatch.setattr(limiter, "enabled", limiter.enabled)
@@ -107,4 +106,3 @@ def test_rate_limit_is_429_with_retry_after_and_no_ticket_number(make_user, monk
     body = assert_json_failure(response, 429)
     assert int(response.headers["Retry-After"]) > 0
     assert "ticket_number" not in body
-    del submit_body

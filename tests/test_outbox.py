@@ -3,7 +3,6 @@ import logging
 import re
 from datetime import timedelta
 
-import pytest
 from sqlalchemy import select
 
 from guardsvc import clock

@@ -1,12 +1,12 @@
 """JSON door for personal access tokens."""
-from flask import Blueprint, current_app, request
+from flask import Blueprint, request
 from flask_login import current_user, login_required
 
 from guardsvc import messages
 from guardsvc.accounts import service
 from guardsvc.accounts.auth import public_json
 from guardsvc.accounts.schemas import TokenRequestSchema, TokenSchema
-from guardsvc.extensions import db, limiter
+from guardsvc.extensions import configured_limit, db, limiter
 from guardsvc.identity import current_client
 from guardsvc.jsonio import json_body, ok
 from guardsvc.schema_fields import load_or_raise
@@ -17,10 +17,6 @@ bp = Blueprint("accounts_api", __name__, url_prefix="/api/auth")
 token_schema = TokenSchema()
 
 
-def _auth_limit():
-    return current_app.config["RATELIMIT_AUTH"]
-
-
 def _email_in_body():
     body = request.get_json(silent=True)
     email = body.get("email") if isinstance(body, dict) else None
@@ -29,7 +25,7 @@ def _email_in_body():
 
 @bp.post("/tokens")
 @public_json
-@limiter.limit(_auth_limit)
+@limiter.limit(configured_limit("RATELIMIT_AUTH"))
 @code_attempt_limit(_email_in_body)
 def create_token():
     """Exchange e-mail, password (and ``otp`` on an untrusted device with 2FA) for a token."""

@@ -1,5 +1,5 @@
 """HTML door for accounts: sign-in (/masuk), sign-out (/keluar), the account page and tokens."""
-from flask import (Blueprint, current_app, flash, redirect, render_template, request, session,
+from flask import (Blueprint, flash, redirect, render_template, request, session,
                    url_for)
 from flask_login import current_user, login_user, logout_user
 
@@ -8,7 +8,7 @@ from guardsvc.accounts import service
 from guardsvc.accounts.account_page import render_account_page
 from guardsvc.accounts.auth import roles_required
 from guardsvc.accounts.schemas import TokenRequestSchema
-from guardsvc.extensions import db, limiter
+from guardsvc.extensions import configured_limit, db, limiter
 from guardsvc.identity import current_client
 from guardsvc.pages.forms import load_form
 from guardsvc.pages.navigation import safe_next
@@ -19,10 +19,6 @@ bp = Blueprint("account_pages", __name__)
 
 SIGN_IN_FIELDS = ("email", "password")
 ACCOUNT_ROLES = ("user", "admin")
-
-
-def _auth_limit():
-    return current_app.config["RATELIMIT_AUTH"]
 
 
 def _next_target(value):
@@ -44,7 +40,7 @@ def sign_in():
 
 
 @bp.post("/masuk")
-@limiter.limit(_auth_limit)
+@limiter.limit(configured_limit("RATELIMIT_AUTH"))
 def sign_in_submit():
     """Check e-mail and password; the same answer whether the e-mail exists or not."""
     next_url = safe_next(request.form.get("next"), default="")

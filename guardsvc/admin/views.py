@@ -70,8 +70,7 @@ def decide(ticket_number):
     except InvalidState as conflict:
         flash(conflict.message, "error")
         return redirect(url_for(".ticket", ticket_number=ticket_number), code=303)
-    template = messages.TICKET_APPROVED if decided.status == "approved" else messages.TICKET_REJECTED
-    flash(template.format(ticket=decided.ticket_number), "success")
+    flash(appeals.decision_message(decided), "success")
     return redirect(url_for(".ticket", ticket_number=decided.ticket_number), code=303)
 
 

@@ -1,5 +1,5 @@
 """JSON door for unblock appeal tickets."""
-from flask import Blueprint, current_app
+from flask import Blueprint
 from flask_login import current_user
 
 from guardsvc import messages
@@ -7,7 +7,7 @@ from guardsvc.accounts.auth import public_json, roles_required
 from guardsvc.appeals import service
 from guardsvc.appeals.schemas import (TicketDecisionSchema, TicketStatusSchema, TicketSubmitSchema,
                                       TicketSubmittedSchema)
-from guardsvc.extensions import db, limiter
+from guardsvc.extensions import configured_limit, db, limiter
 from guardsvc.identity import client_ip, current_client
 from guardsvc.jsonio import json_body, ok
 from guardsvc.schema_fields import load_or_raise
@@ -17,7 +17,7 @@ bp = Blueprint("appeals_api", __name__, url_prefix="/api/guard/unblock-tickets")
 
 @bp.post("/submit")
 @public_json
-@limiter.limit(lambda: current_app.config["RATELIMIT_SUBMIT"])
+@limiter.limit(configured_limit("RATELIMIT_SUBMIT"))
 def submit():
     """Submit an unblock appeal for the calling client (no account needed)."""
     data = load_or_raise(TicketSubmitSchema(), json_body())
@@ -28,7 +28,7 @@ def submit():
 
 
 @bp.get("/check/<path:ticket_number>")
-@limiter.limit(lambda: current_app.config["RATELIMIT_CHECK"])
+@limiter.limit(configured_limit("RATELIMIT_CHECK"))
 def check(ticket_number):
     """Public status of one ticket."""
     return ok(data=TicketStatusSchema().dump(service.find_ticket(ticket_number)))
@@ -42,6 +42,5 @@ def respond(ticket_number):
     ticket = service.decide_ticket(ticket_number, data["action"], actor=current_user,
                                    notes=data.get("admin_notes"), origin_ip=client_ip())
     db.session.commit()
-    template = messages.TICKET_APPROVED if ticket.status == "approved" else messages.TICKET_REJECTED
-    return ok(message=template.format(ticket=ticket.ticket_number),
+    return ok(message=service.decision_message(ticket),
               data=TicketStatusSchema().dump(ticket))

@@ -56,6 +56,12 @@ def submit_ticket(client, *, name, email, reason, phone=None):
     raise RuntimeError("could not store the ticket")  # pragma: no cover
 
 
+def decision_message(ticket):
+    """The sentence that confirms a decision to the administrator who made it."""
+    template = messages.TICKET_APPROVED if ticket.status == "approved" else messages.TICKET_REJECTED
+    return template.format(ticket=ticket.ticket_number)
+
+
 def find_ticket(ticket_number):
     """The ticket with this number (spaces trimmed, any case), else NotFound."""
     canonical = codes.parse_code(TICKET_PREFIX, ticket_number)

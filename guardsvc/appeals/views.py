@@ -7,7 +7,7 @@ from guardsvc.appeals import service
 from guardsvc.appeals.schemas import TicketSubmitSchema
 from guardsvc.blocks.service import REFERENCE_PREFIX
 from guardsvc.errors import Cooldown, NotFound, is_connection_problem
-from guardsvc.extensions import db, limiter
+from guardsvc.extensions import configured_limit, db, limiter
 from guardsvc.identity import current_client
 from guardsvc.pages.forms import load_form
 
@@ -17,14 +17,6 @@ FIELDS = ("name", "email", "phone", "reason")
 # Only the ticket number travels in the session: nothing personal in URLs or cookies.
 SUBMITTED_KEY = "appeal_ticket"
 TICKET_QUERY_MAX = 64
-
-
-def _submit_limit():
-    return current_app.config["RATELIMIT_SUBMIT"]
-
-
-def _check_limit():
-    return current_app.config["RATELIMIT_CHECK"]
 
 
 def _render_form(values, *, errors=None, unavailable=False, reference=None, status=200):
@@ -43,7 +35,7 @@ def appeal_form():
 
 
 @bp.post("")
-@limiter.limit(_submit_limit)
+@limiter.limit(configured_limit("RATELIMIT_SUBMIT"))
 def submit_appeal():
     """Submit the appeal; success goes (303) to the receipt, trouble keeps the typed text."""
     data, errors, values = load_form(TicketSubmitSchema(), request.form, FIELDS)
@@ -81,7 +73,7 @@ def submitted():
 
 
 @bp.get("/cek")
-@limiter.limit(_check_limit, exempt_when=lambda: not request.args.get("tiket", "").strip())
+@limiter.limit(configured_limit("RATELIMIT_CHECK"), exempt_when=lambda: not request.args.get("tiket", "").strip())
 def check_status():
     """Status check form; with ``?tiket=`` the ticket's status in plain Indonesian."""
     typed = request.args.get("tiket", "")[:TICKET_QUERY_MAX]
