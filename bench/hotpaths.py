@@ -262,7 +262,7 @@ def wrk(url, path_, args, folder):
     script = path_.script(folder)
     output = subprocess.run(
         ["wrk", "-t", str(args.threads), "-c", str(args.connections), "-d", f"{args.duration}s",
-         "--latency", "-s", str(script), url], capture_output=True, text=True, check=True).stdout
+         "--timeout", "30s", "--latency", "-s", str(script), url], capture_output=True, text=True, check=True).stdout
     result = {"rps": float(re.search(r"Requests/sec:\s+([\d.]+)", output).group(1)),
               "total": int(re.search(r"(\d+) requests in", output).group(1)),
               "bad": int((re.search(r"Non-2xx or 3xx responses: (\d+)", output) or [0, 0])[1])}
@@ -347,6 +347,10 @@ def minimal_paths(server, token, tickets, user_id=1):
 
 # ---------------------------------------------------------------- report
 
+def ratio(a, b):
+    return a / b if b else float("nan")
+
+
 def merge(results):
     """Mean req/s, median p50, worst p99, summed bad over the rounds."""
     return {"rps": sum(r["rps"] for r in results) / len(results),
@@ -356,8 +360,8 @@ def merge(results):
 
 
 def row(name, contender, result, reference=None):
-    ratio = f"{result['rps'] / reference['rps']:6.2f}x" if reference else "      "
-    print(f"{name:20}{contender:18}{result['rps']:9.0f}{ratio:>9}{result['p50']:9.1f}{result['p99']:9.1f}"
+    share = f"{ratio(result['rps'], reference['rps']):6.2f}x" if reference else "      "
+    print(f"{name:20}{contender:18}{result['rps']:9.0f}{share:>9}{result['p50']:9.1f}{result['p99']:9.1f}"
           f"{result['bad']:>8}/{result['total']}")
 
 
@@ -450,8 +454,8 @@ def scale(args, guardsvc_url, contender, folder):
     print(f"\nflatness: {args.tickets:,} -> 1,000,000 stored tickets (guardsvc/memory)")
     for name in before:
         print(f"  {name:14} p50 {before[name]['p50']:.1f} -> {after[name]['p50']:.1f} ms "
-              f"({after[name]['p50'] / before[name]['p50']:.2f}x), req/s {before[name]['rps']:.0f} -> "
-              f"{after[name]['rps']:.0f} ({before[name]['rps'] / after[name]['rps']:.2f}x slower)")
+              f"({ratio(after[name]['p50'], before[name]['p50']):.2f}x), req/s {before[name]['rps']:.0f} -> "
+              f"{after[name]['rps']:.0f} ({ratio(before[name]['rps'], after[name]['rps']):.2f}x slower)")
 
 
 def blocks(args, dbs, instance, contender, limits, folder):
