@@ -35,7 +35,7 @@ def test_submit_creates_pending_ticket_with_exact_fields(client):
 
 def test_second_submission_from_same_ip_gets_cooldown_with_existing_number(client):
     first = submit(client).get_json()["ticket_number"]
-    response = submit(client, device="other-device")
+    response = submit(client)
     assert response.status_code == 429
     body = response.get_json()
     assert body == {"success": False, "ticket_number": first, "message":
