@@ -5,11 +5,12 @@ from sqlalchemy import func, select
 
 from guardsvc import create_app
 from guardsvc.accounts.models import User
+from guardsvc.doors import json_door
 from guardsvc.errors import Conflict
 from guardsvc.extensions import db
 from guardsvc.outbox.models import OutboxMessage
 from guardsvc.signin.models import LoginEvent
-from guardsvc.transaction import CommandGroup, keep_writes
+from guardsvc.transaction import CommandGroup
 from guardsvc.trust import service as trust
 from guardsvc.trust.models import TrustedIp
 from tests.pages_support import post_form, quick_passwords  # noqa: F401  (fixture)
@@ -81,17 +82,19 @@ def probe_app(app):
         db.session.flush()
 
     @probe.post("/api/probe/refused")
+    @json_door
     def refused():
         add_user("refused@example.com")
         raise Conflict()
 
     @probe.post("/api/probe/recorded")
+    @json_door
     def recorded():
         add_user("recorded@example.com")
-        keep_writes()
-        raise Conflict()
+        raise Conflict(keeps_writes=True)
 
     @probe.post("/api/probe/clash")
+    @json_door
     def clash():
         db.session.add(User(email="clash@example.com", name="A", password_hash="x", role="user"))
         db.session.add(User(email="clash@example.com", name="B", password_hash="x", role="user"))

@@ -7,7 +7,8 @@ from sqlalchemy import select
 
 from guardsvc import clock, messages
 from guardsvc.accounts import passwords
-from guardsvc.accounts.models import ROLES, ApiToken, User
+from guardsvc.accounts.models import ApiToken, User
+from guardsvc.accounts.roles import ROLES, USER
 from guardsvc.errors import Conflict, NotFound, Unauthorized, ValidationFailed
 from guardsvc.extensions import db
 
@@ -25,7 +26,7 @@ def find_user_by_email(email):
     return db.session.scalar(select(User).where(User.email == normalize_email(email)))
 
 
-def create_user(email, name, password, role="user"):
+def create_user(email, name, password, role=USER):
     """Create an account; the password is stored only as an Argon2id hash."""
     if role not in ROLES:
         raise ValidationFailed({"role": [messages.FIELD_BAD_CHOICE.format(choices=", ".join(ROLES))]})

@@ -4,15 +4,15 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from guardsvc import codes
 from guardsvc.appeals import service
+from guardsvc.appeals.limits import check_limit, submit_limit
 from guardsvc.appeals.schemas import TicketSubmitSchema
 from guardsvc.blocks.service import REFERENCE_PREFIX
+from guardsvc.doors import never_guarded
 from guardsvc.errors import Cooldown, NotFound, is_connection_problem
-from guardsvc.extensions import configured_limit, limiter
 from guardsvc.identity import current_client
 from guardsvc.pages.forms import load_form
-from guardsvc.transaction import abandon
 
-bp = Blueprint("appeal_pages", __name__, url_prefix="/banding")
+bp = never_guarded(Blueprint("appeal_pages", __name__, url_prefix="/banding"))
 
 FIELDS = ("name", "email", "phone", "reason")
 # Only the ticket number travels in the session: nothing personal in URLs or cookies.
@@ -36,7 +36,7 @@ def appeal_form():
 
 
 @bp.post("")
-@limiter.limit(configured_limit("RATELIMIT_SUBMIT"))
+@submit_limit
 def submit_appeal():
     """Submit the appeal; success goes (303) to the receipt, trouble keeps the typed text."""
     data, errors, values = load_form(TicketSubmitSchema(), request.form, FIELDS)
@@ -49,7 +49,6 @@ def submit_appeal():
     except SQLAlchemyError as error:
         if not is_connection_problem(error):
             raise
-        abandon()
         current_app.logger.error("appeal form: database unavailable", exc_info=True)
         return _render_form(values, unavailable=True, status=503)
     session[SUBMITTED_KEY] = ticket.ticket_number
@@ -66,7 +65,7 @@ def submitted():
 
 
 @bp.get("/cek")
-@limiter.limit(configured_limit("RATELIMIT_CHECK"), exempt_when=lambda: not request.args.get("tiket", "").strip())
+@check_limit
 def check_status():
     """Status check form; with ``?tiket=`` the ticket's status in plain Indonesian."""
     typed = request.args.get("tiket", "")[:TICKET_QUERY_MAX]
