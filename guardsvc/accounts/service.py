@@ -31,7 +31,7 @@ def create_user(email, name, password, role=USER):
     if role not in ROLES:
         raise ValidationFailed({"role": [messages.FIELD_BAD_CHOICE.format(choices=", ".join(ROLES))]})
     if find_user_by_email(email) is not None:
-        raise Conflict("Alamat e-mail sudah terdaftar.")
+        raise Conflict(messages.EMAIL_TAKEN)
     user = User(email=normalize_email(email), name=name.strip(),
                 password_hash=passwords.hash_password(password), role=role)
     db.session.add(user)
@@ -65,7 +65,7 @@ def create_token(user, name=None):
     The plain token is returned once here and never stored.
     """
     plain = TOKEN_PREFIX + secrets.token_urlsafe(32)
-    record = ApiToken(user_id=user.id, name=(name or "").strip() or "Token akses",
+    record = ApiToken(user_id=user.id, name=(name or "").strip() or messages.DEFAULT_TOKEN_NAME,
                       token_hash=hash_token(plain), prefix=plain[:10])
     db.session.add(record)
     db.session.flush()

@@ -101,7 +101,7 @@ def lift_block(reference):
     """Lift one block (POST + CSRF); back to the list (303)."""
     data, errors, _ = load_form(BlockLiftSchema(), request.form, ("reason",))
     if errors:
-        flash(f"Alasan: {errors['reason'][0]}", "error")
+        flash(messages.LIFT_REASON_PROBLEM.format(problem=errors["reason"][0]), "error")
         return redirect(url_for(".block_list"), code=303)
     try:
         block = blocks.lift_block(reference, actor=current_user, reason=data["reason"], origin_ip=client_ip())

@@ -5,17 +5,17 @@ from sqlalchemy import CheckConstraint, ForeignKey, Index, String, Text, text
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from guardsvc import clock
+from guardsvc.appeals.statuses import PENDING, sql_choices
 from guardsvc.extensions import db
 
-STATUSES = ("pending", "approved", "rejected")
-PENDING_ONLY = text("status = 'pending'")
-PENDING_WITH_DEVICE = text("status = 'pending' AND device_id IS NOT NULL")
+PENDING_ONLY = text(f"status = '{PENDING}'")
+PENDING_WITH_DEVICE = text(f"status = '{PENDING}' AND device_id IS NOT NULL")
 
 
 class UnblockTicket(db.Model):
     __tablename__ = "unblock_tickets"
     __table_args__ = (
-        CheckConstraint("status IN ('pending', 'approved', 'rejected')", name="status"),
+        CheckConstraint(f"status IN ({sql_choices()})", name="status"),
         # The cooldown rule lives in the database: one pending ticket per IP and
         # per device id, whatever the number of workers or machines.
         Index("uq_unblock_tickets_pending_ip", "ip_address", unique=True,
@@ -38,7 +38,7 @@ class UnblockTicket(db.Model):
     local_ip: Mapped[str | None] = mapped_column(String(45))
     user_agent: Mapped[str | None] = mapped_column(String(255))
     block_id: Mapped[int | None] = mapped_column(ForeignKey("blocks.id", ondelete="SET NULL"))
-    status: Mapped[str] = mapped_column(String(16), default="pending")
+    status: Mapped[str] = mapped_column(String(16), default=PENDING)
     created_at: Mapped[datetime] = mapped_column(default=clock.utcnow)
     resolved_at: Mapped[datetime | None]
     resolved_by_id: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
@@ -49,4 +49,4 @@ class UnblockTicket(db.Model):
 
     @property
     def is_pending(self):
-        return self.status == "pending"
+        return self.status == PENDING

@@ -2,10 +2,11 @@
 from flask import Blueprint, current_app, redirect, render_template, request, session, url_for
 from sqlalchemy.exc import SQLAlchemyError
 
-from guardsvc import codes
+from guardsvc import codes, messages
 from guardsvc.appeals import service
 from guardsvc.appeals.limits import check_limit, submit_limit
 from guardsvc.appeals.schemas import TicketSubmitSchema
+from guardsvc.appeals.statuses import TABLE as TICKET_STATUSES
 from guardsvc.blocks.service import REFERENCE_PREFIX
 from guardsvc.doors import never_guarded
 from guardsvc.errors import Cooldown, NotFound, is_connection_problem
@@ -18,6 +19,8 @@ FIELDS = ("name", "email", "phone", "reason")
 # Only the ticket number travels in the session: nothing personal in URLs or cookies.
 SUBMITTED_KEY = "appeal_ticket"
 TICKET_QUERY_MAX = 64
+# Every page that shows a ticket (these and /admin) reads its status from the one table.
+bp.add_app_template_global(TICKET_STATUSES, "ticket_statuses")
 
 
 def _render_form(values, *, errors=None, unavailable=False, reference=None, status=200):
@@ -31,7 +34,7 @@ def appeal_form():
     reference = codes.parse_code(REFERENCE_PREFIX, request.args.get("ref"))
     values = dict.fromkeys(FIELDS, "")
     if reference:
-        values["reason"] = f"Nomor referensi blokir: {reference}\n\n"
+        values["reason"] = messages.APPEAL_REASON_REFERENCE.format(reference=reference)
     return _render_form(values, reference=reference)
 
 

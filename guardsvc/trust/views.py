@@ -33,7 +33,7 @@ def _back_to_devices(message):
 
 @bp.app_template_filter("browser_os")
 def browser_os_filter(user_agent):
-    return describe_user_agent(user_agent) or "Tidak diketahui"
+    return describe_user_agent(user_agent) or messages.UNKNOWN
 
 
 @bp.post("")
