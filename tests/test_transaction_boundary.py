@@ -1,6 +1,7 @@
 """One unit of work per request and per command: what is kept, what is undone, and the race."""
 import click
 import pytest
+from flask import redirect
 from sqlalchemy import func, select
 
 from guardsvc import create_app
@@ -10,7 +11,7 @@ from guardsvc.errors import Conflict
 from guardsvc.extensions import db
 from guardsvc.outbox.models import OutboxMessage
 from guardsvc.signin.models import LoginEvent
-from guardsvc.transaction import CommandGroup
+from guardsvc.transaction import CommandGroup, ends_with
 from guardsvc.trust import service as trust
 from guardsvc.trust.models import TrustedIp
 from tests.pages_support import post_form, quick_passwords  # noqa: F401  (fixture)
@@ -93,6 +94,16 @@ def probe_app(app):
         add_user("recorded@example.com")
         raise Conflict(keeps_writes=True)
 
+    @probe.post("/api/probe/redirected")
+    @json_door
+    def redirected():
+        add_user("redirected@example.com")
+        try:
+            raise Conflict()
+        except Conflict as conflict:
+            ends_with(conflict)
+            return redirect("/", code=303)  # a success status, yet the refusal undoes the write
+
     @probe.post("/api/probe/clash")
     @json_door
     def clash():
@@ -119,6 +130,11 @@ def test_a_refusal_undoes_what_the_request_wrote(probe_app):
 def test_a_refusal_declared_recorded_keeps_its_writes(probe_app):
     assert probe_app.test_client().post("/api/probe/recorded").status_code == 409
     assert _count(probe_app, User, User.email == "recorded@example.com") == 1
+
+
+def test_a_refusal_a_door_turns_into_a_redirect_still_undoes_the_writes(probe_app):
+    assert probe_app.test_client().post("/api/probe/redirected").status_code == 303
+    assert _count(probe_app, User, User.email == "redirected@example.com") == 0
 
 
 def test_a_failed_commit_answers_an_error_never_the_success(probe_app):
