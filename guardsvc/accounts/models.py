@@ -5,14 +5,15 @@ from sqlalchemy import CheckConstraint, ForeignKey, String
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from guardsvc import clock
-from guardsvc.accounts.roles import ADMIN, SERVICE, USER, sql_choices
+from guardsvc.accounts.roles import ADMIN, ROLES, SERVICE, USER
+from guardsvc.columns import one_of
 from guardsvc.extensions import db
 
 
 class User(db.Model):
     __tablename__ = "users"
     __table_args__ = (
-        CheckConstraint(f"role IN ({sql_choices()})", name="role"),
+        CheckConstraint(one_of("role", ROLES), name="role"),
     )
 
     id: Mapped[int] = mapped_column(primary_key=True)

@@ -11,8 +11,3 @@ PEOPLE = (USER, ADMIN)
 ADMINS = (ADMIN,)
 # Who may ask whether a client is trusted or blocked.
 HOST_CHECKERS = (ADMIN, SERVICE)
-
-
-def sql_choices():
-    """``'user', 'admin', 'service'``: the roles as SQL literals, for the check constraint."""
-    return ", ".join(f"'{role}'" for role in ROLES)

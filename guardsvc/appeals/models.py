@@ -5,7 +5,8 @@ from sqlalchemy import CheckConstraint, ForeignKey, Index, String, Text, text
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from guardsvc import clock
-from guardsvc.appeals.statuses import PENDING, sql_choices
+from guardsvc.appeals.statuses import PENDING, STATUSES
+from guardsvc.columns import one_of
 from guardsvc.extensions import db
 
 PENDING_ONLY = text(f"status = '{PENDING}'")
@@ -15,7 +16,7 @@ PENDING_WITH_DEVICE = text(f"status = '{PENDING}' AND device_id IS NOT NULL")
 class UnblockTicket(db.Model):
     __tablename__ = "unblock_tickets"
     __table_args__ = (
-        CheckConstraint(f"status IN ({sql_choices()})", name="status"),
+        CheckConstraint(one_of("status", STATUSES), name="status"),
         # The cooldown rule lives in the database: one pending ticket per IP and
         # per device id, whatever the number of workers or machines.
         Index("uq_unblock_tickets_pending_ip", "ip_address", unique=True,

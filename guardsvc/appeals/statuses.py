@@ -30,8 +30,3 @@ DECIDED = (APPROVED, REJECTED)
 def label(status):
     """``"Disetujui"`` for ``"approved"``."""
     return TABLE[status].label
-
-
-def sql_choices():
-    """``'pending', 'approved', 'rejected'``: the statuses as SQL literals, for the check constraint."""
-    return ", ".join(f"'{status}'" for status in STATUSES)
