@@ -1,7 +1,8 @@
 """Domain exceptions and the one place that renders every failure.
 
-Under ``/api/`` a failure is always JSON ``{success: false, message, errors?}``;
-elsewhere it is an Indonesian HTML page in the site layout.
+On a JSON door (``doors.answers_json``) a failure is always JSON
+``{success: false, message, errors?}``; elsewhere it is an Indonesian HTML
+page in the site layout.
 """
 import logging
 
@@ -11,7 +12,8 @@ from sqlalchemy.exc import DBAPIError, OperationalError, InterfaceError
 from werkzeug.exceptions import HTTPException
 
 from guardsvc import messages
-from guardsvc.transaction import abandon, keep_writes
+from guardsvc.doors import answers_json
+from guardsvc.transaction import abandon, ends_with
 
 log = logging.getLogger(__name__)
 
@@ -21,17 +23,19 @@ class GuardError(Exception):
 
     status = 400
     message = messages.BAD_REQUEST
-    # A refusal normally undoes what the request wrote. One that was recorded on
-    # purpose (a wrong password or code in the sign-in history, a used code step)
-    # sets this, and the request commits those writes with the refusal.
+    # A refusal undoes what the request wrote (guardsvc.transaction). One that
+    # is on record on purpose (a wrong password or code in the sign-in history,
+    # a used code step) sets this, and the request commits those writes with it.
     keeps_writes = False
 
-    def __init__(self, message=None, *, errors=None, extra=None, headers=None):
+    def __init__(self, message=None, *, errors=None, extra=None, headers=None, keeps_writes=None):
         super().__init__(message or self.message)
         self.message = message or self.message
         self.errors = errors
         self.extra = extra or {}
         self.headers = headers or {}
+        if keeps_writes is not None:
+            self.keeps_writes = keeps_writes
 
 
 class BadRequest(GuardError):
@@ -125,17 +129,9 @@ HTTP_MESSAGES = {
 }
 
 
-JSON_PATHS = frozenset({"/api", "/healthz", "/readyz"})
-
-
-def wants_json():
-    """True for the JSON door: every ``/api/`` path (and the probes), whatever went wrong."""
-    return request.path in JSON_PATHS or request.path.startswith("/api/")
-
-
 def render_failure(status, message, *, errors=None, extra=None, headers=None, error=None):
     """Answer a failure as JSON on the API, as an Indonesian page elsewhere."""
-    if wants_json():
+    if answers_json():
         body = {"success": False, "message": message}
         if errors is not None:
             body["errors"] = errors
@@ -153,8 +149,7 @@ def render_failure(status, message, *, errors=None, extra=None, headers=None, er
 
 
 def _handle_guard_error(error):
-    if error.keeps_writes:
-        keep_writes()
+    ends_with(error)
     return render_failure(error.status, error.message, errors=error.errors, extra=error.extra,
                           headers=error.headers, error=error)
 

@@ -7,6 +7,7 @@ from flask import current_app, g, request
 
 from guardsvc import messages
 from guardsvc.addresses import client_ip, normalize_ip  # noqa: F401 (re-exported)
+from guardsvc.doors import is_browser_page
 from guardsvc.errors import ValidationFailed
 
 DEVICE_ID_RE = re.compile(r"\A[A-Za-z0-9._:-]{1,64}\Z")
@@ -76,8 +77,11 @@ def current_client():
 
 
 def issue_device_cookie(response):
-    """Give a browser a stable device id (HttpOnly, SameSite=Lax) when it has none."""
-    if request.path.startswith("/api/") or request.path.startswith("/static/"):
+    """Give a browser a stable device id (HttpOnly, SameSite=Lax) when it has none.
+
+    Only pages get one: JSON doors (the API, the probes) and static files never do.
+    """
+    if not is_browser_page():
         return response
     if cookie_device_id() is not None:
         return response

@@ -1,4 +1,9 @@
-"""Every Indonesian sentence the JSON API and e-mails say, in one place."""
+"""Every Indonesian sentence the service says outside its templates, in one place.
+
+JSON messages, field errors, flashed notices, e-mail subjects and the words
+that go into e-mails, and the notes the service writes on people's behalf.
+Templates keep their own page text.
+"""
 
 # Generic HTTP conditions (contract section 1).
 BAD_JSON = "Isi permintaan bukan JSON yang valid atau bukan objek JSON."
@@ -30,12 +35,15 @@ FIELD_BAD_DEVICE_ID = "Harus 1-64 karakter: huruf, angka, titik, garis bawah, ti
 FIELD_BAD_INTEGER = "Harus berupa bilangan bulat."
 FIELD_BAD_BOOLEAN = "Harus berupa nilai benar/salah."
 FIELD_OUT_OF_RANGE = "Nilai di luar rentang yang diizinkan."
+FIELD_UNKNOWN = "Kolom tidak dikenal."
 
 # Accounts and tokens.
 BAD_CREDENTIALS = "E-mail atau kata sandi salah."
 TOKEN_CREATED = "Token akses berhasil dibuat. Simpan sekarang; token ini tidak akan ditampilkan lagi."
 TOKEN_REVOKED = "Token akses berhasil dicabut."
 TOKEN_NOT_FOUND = "Token akses tidak ditemukan."
+DEFAULT_TOKEN_NAME = "Token akses"
+EMAIL_TAKEN = "Alamat e-mail sudah terdaftar."
 
 # Trusted IPs.
 TRUSTED_IP_SAVED = "IP {ip} berhasil ditambahkan sebagai IP terpercaya Anda."
@@ -43,6 +51,10 @@ TRUSTED_IP_REFRESHED = "IP {ip} sudah terdaftar sebagai IP terpercaya Anda; data
 TRUSTED_IP_REVOKED = "IP terpercaya berhasil dicabut."
 TRUSTED_IP_NOT_FOUND = "IP terpercaya tidak ditemukan."
 UNNAMED_DEVICE = "Perangkat tanpa nama"
+# A device name made from the User-Agent: "Chrome di Windows".
+BROWSER_ON_SYSTEM = "{browser} di {system}"
+UNRECOGNISED_DEVICE = "Perangkat tidak dikenali"
+UNKNOWN = "Tidak diketahui"
 
 # Unblock tickets.
 TICKET_SUBMITTED = "Permohonan pembukaan blokir berhasil diajukan."
@@ -59,6 +71,22 @@ TICKET_APPROVED_DEFAULT_NOTES = "Permohonan disetujui."
 TICKET_REJECTED_DEFAULT_NOTES = "Permohonan ditolak."
 TICKET_APPROVED = "Tiket {ticket} disetujui; blokir yang cocok telah dibuka."
 TICKET_REJECTED = "Tiket {ticket} ditolak."
+# Starts the reason on the appeal form reached from a block page (?ref=BLK-...).
+APPEAL_REASON_REFERENCE = "Nomor referensi blokir: {reference}\n\n"
+# Why a block was lifted, when an approved appeal lifted it.
+APPEAL_APPROVED_LIFT_REASON = "Banding {ticket} disetujui"
+DECISION_MAIL_SUBJECT = "Keputusan banding {ticket}: {decision}"
+TICKET_PENDING_LABEL = "Menunggu peninjauan"
+TICKET_APPROVED_LABEL = "Disetujui"
+TICKET_REJECTED_LABEL = "Ditolak"
+TICKET_PENDING_EXPLAINED = "Permohonan Anda sudah kami terima dan sedang menunggu keputusan administrator."
+TICKET_APPROVED_EXPLAINED = (
+    "Permohonan Anda disetujui dan blokir yang sesuai telah dibuka. Muat ulang halaman yang tadinya diblokir."
+)
+TICKET_REJECTED_EXPLAINED = (
+    "Permohonan Anda ditolak; blokir tetap berlaku. Baca catatan administrator di bawah. "
+    "Anda dapat mengajukan permohonan baru."
+)
 
 # Blocks.
 BLOCK_NOT_FOUND = "Blokir tidak ditemukan."
@@ -70,6 +98,7 @@ BLOCK_CREATED = "Blokir {reference} berhasil dibuat."
 BLOCK_LIFTED = "Blokir {reference} berhasil dibuka."
 FIELD_BAD_TIMESTAMP = "Harus berupa waktu ISO 8601, misalnya 2026-11-22T08:50:00Z."
 BLOCK_CHECK_NEEDS_TARGET = "Isi ip atau device_id."
+LIFT_REASON_PROBLEM = "Alasan: {problem}"
 
 # Web pages (sign-in and account).
 SERVICE_ACCOUNT_NO_WEB = "Akun layanan tidak dapat masuk melalui halaman web; gunakan token akses."
@@ -90,6 +119,8 @@ SIGNIN_CODE_EXPIRED = "Waktu untuk memasukkan kode sudah habis. Silakan masuk ke
 PASSWORD_TOO_SHORT = "Kata sandi minimal {min} karakter."
 PASSWORD_UNCHANGED = "Kata sandi baru harus berbeda dari kata sandi lama."
 PASSWORD_MISMATCH = "Konfirmasi kata sandi tidak sama."
+QR_CODE_TITLE = "Kode QR verifikasi dua langkah"
+SIGNIN_ALERT_SUBJECT = "Peringatan keamanan: akun guardsvc Anda dimasuki dari perangkat baru"
 TOTP_DISABLED = "Verifikasi dua langkah sudah dinonaktifkan."
 SIGNED_OUT_EVERYWHERE = "Anda telah keluar dari semua perangkat. Silakan masuk kembali."
 PASSWORD_CHANGED = "Kata sandi berhasil diubah. Semua perangkat lain telah dikeluarkan dari akun Anda."

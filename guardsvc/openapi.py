@@ -7,13 +7,14 @@ from marshmallow import Schema, fields
 from guardsvc.accounts.schemas import TokenRequestSchema, TokenSchema
 from guardsvc.appeals.schemas import (TicketDecisionSchema, TicketStatusSchema, TicketSubmitSchema,
                                       TicketSubmittedSchema)
+from guardsvc.doors import json_door, never_guarded
 from guardsvc.identity import DEVICE_HEADER, LOCAL_IP_HEADER
 from guardsvc.schema_fields import Timestamp
 from guardsvc.signin.models import RESULTS as LOGIN_RESULTS
 from guardsvc.signin.schemas import AdminLoginEventSchema, LoginEventSchema
 from guardsvc.trust.schemas import SaveMyIpSchema, TrustedIpSchema
 
-bp = Blueprint("openapi", __name__)
+bp = never_guarded(json_door(Blueprint("openapi", __name__)))
 
 
 class ErrorSchema(Schema):

@@ -22,7 +22,7 @@ class BaseSchema(Schema):
 
     error_messages = {
         "type": messages.BAD_JSON,
-        "unknown": "Kolom tidak dikenal.",
+        "unknown": messages.FIELD_UNKNOWN,
         "required": messages.FIELD_REQUIRED,
         "null": messages.FIELD_REQUIRED,
         "validator_failed": messages.VALIDATION_FAILED,

@@ -1,13 +1,20 @@
 """The one place where a unit of work ends: once per request, once per CLI command.
 
 Services and doors only add and flush. After the view, the request's writes
-are committed once, when the answer is a success. A failure rolls back
-everything the request wrote, unless the request declared that its refusal
-must leave a trace (``keep_writes``): a refused sign-in still records the
+are committed once when the answer is a success, and rolled back when it is a
+failure. A domain error decides for itself: ``GuardError.keeps_writes`` names
+the refusals that must leave a trace (a refused sign-in still records the
 attempt and the code step it used, so a wrong guess counts and a used code
-cannot be replayed. A rule that expects a race wraps only its own insert in a
-savepoint (``db.session.begin_nested()``), so losing the race never undoes the
-rest of the request.
+cannot be replayed); every other domain error undoes what the request wrote,
+even when the door turns it into a redirect. The error renderer passes each
+error it answers to ``ends_with``; so does a door that answers a domain error
+in its own way when the status alone would say otherwise (a refused sign-in
+shown on the form again keeps its record; a flash and a 303 redirect keeps
+nothing).
+
+A rule that expects a race wraps only its own insert in a savepoint
+(``db.session.begin_nested()``), so losing the race never undoes the rest of
+the request.
 """
 import logging
 from functools import wraps
@@ -18,13 +25,27 @@ from flask.cli import AppGroup
 from guardsvc.extensions import db
 
 log = logging.getLogger(__name__)
-_KEEP = "guardsvc_keep_writes"
+_DECISION = "guardsvc_keep_writes"
 _ON_FAILURE = "guardsvc.render_commit_failure"
+
+
+def _decide(keep):
+    # One refusal that does not keep the writes is enough to undo them.
+    setattr(g, _DECISION, g.get(_DECISION, True) and keep)
 
 
 def keep_writes():
     """Commit this request's writes even though its answer is a refusal (4xx)."""
-    g.setdefault(_KEEP, True)
+    _decide(True)
+
+
+def ends_with(error):
+    """The request answers with the domain error ``error``: its writes stay only if the error keeps them.
+
+    Returns ``error``, so a door can render it in the same expression.
+    """
+    _decide(bool(error.keeps_writes))
+    return error
 
 
 def abandon():
@@ -39,12 +60,16 @@ def abandon():
 
 
 def finish_request(response):
-    """after_request: commit a success (or a declared refusal) once; roll back anything else.
+    """after_request: commit a success (or a refusal that keeps its writes) once; roll back the rest.
 
-    A commit that fails turns the answer into the error the client is owed
-    (503 when the database is away), never a success it did not get.
+    Without a decision the status says it: below 400 commits. A server error
+    (5xx) never commits. A commit that fails turns the answer into the error
+    the client is owed (503 when the database is away), never a success it did
+    not get.
     """
-    if response.status_code >= 400 and not g.pop(_KEEP, False):
+    decided = g.pop(_DECISION, None)
+    keep = response.status_code < 400 if decided is None else decided and response.status_code < 500
+    if not keep:
         abandon()
         return response
     try:

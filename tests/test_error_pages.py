@@ -7,7 +7,7 @@ from sqlalchemy.exc import OperationalError
 
 from guardsvc.errors import Blocked, render_failure
 from guardsvc.pages import views as landing_views
-from guardsvc.pages.formatting import human_time
+from guardsvc.humantime import human_time
 from guardsvc.pages.navigation import safe_next
 from tests.pages_support import text_of
 

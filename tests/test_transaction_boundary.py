@@ -1,15 +1,17 @@
 """One unit of work per request and per command: what is kept, what is undone, and the race."""
 import click
 import pytest
+from flask import redirect
 from sqlalchemy import func, select
 
 from guardsvc import create_app
 from guardsvc.accounts.models import User
+from guardsvc.doors import json_door
 from guardsvc.errors import Conflict
 from guardsvc.extensions import db
 from guardsvc.outbox.models import OutboxMessage
 from guardsvc.signin.models import LoginEvent
-from guardsvc.transaction import CommandGroup, keep_writes
+from guardsvc.transaction import CommandGroup, ends_with
 from guardsvc.trust import service as trust
 from guardsvc.trust.models import TrustedIp
 from tests.pages_support import post_form, quick_passwords  # noqa: F401  (fixture)
@@ -81,17 +83,29 @@ def probe_app(app):
         db.session.flush()
 
     @probe.post("/api/probe/refused")
+    @json_door
     def refused():
         add_user("refused@example.com")
         raise Conflict()
 
     @probe.post("/api/probe/recorded")
+    @json_door
     def recorded():
         add_user("recorded@example.com")
-        keep_writes()
-        raise Conflict()
+        raise Conflict(keeps_writes=True)
+
+    @probe.post("/api/probe/redirected")
+    @json_door
+    def redirected():
+        add_user("redirected@example.com")
+        try:
+            raise Conflict()
+        except Conflict as conflict:
+            ends_with(conflict)
+            return redirect("/", code=303)  # a success status, yet the refusal undoes the write
 
     @probe.post("/api/probe/clash")
+    @json_door
     def clash():
         db.session.add(User(email="clash@example.com", name="A", password_hash="x", role="user"))
         db.session.add(User(email="clash@example.com", name="B", password_hash="x", role="user"))
@@ -116,6 +130,11 @@ def test_a_refusal_undoes_what_the_request_wrote(probe_app):
 def test_a_refusal_declared_recorded_keeps_its_writes(probe_app):
     assert probe_app.test_client().post("/api/probe/recorded").status_code == 409
     assert _count(probe_app, User, User.email == "recorded@example.com") == 1
+
+
+def test_a_refusal_a_door_turns_into_a_redirect_still_undoes_the_writes(probe_app):
+    assert probe_app.test_client().post("/api/probe/redirected").status_code == 303
+    assert _count(probe_app, User, User.email == "redirected@example.com") == 0
 
 
 def test_a_failed_commit_answers_an_error_never_the_success(probe_app):

@@ -11,7 +11,8 @@ from flask_login import current_user
 
 from guardsvc.accounts.models import User
 from guardsvc.accounts.service import user_for_token
-from guardsvc.errors import Forbidden, Unauthorized, wants_json
+from guardsvc.doors import answers_json
+from guardsvc.errors import Forbidden, Unauthorized
 from guardsvc.extensions import csrf, db, login_manager
 
 UNSAFE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
@@ -47,9 +48,10 @@ def load_user_from_bearer(req):
 
 @login_manager.unauthorized_handler
 def unauthorized():
-    if wants_json():
+    if answers_json():
         raise Unauthorized()
-    return redirect(url_for("account_pages.sign_in", next=request.full_path.rstrip("?")))
+    # The sign-in page belongs to the signin feature, which names it in login_view.
+    return redirect(url_for(login_manager.login_view, next=request.full_path.rstrip("?")))
 
 
 def public_json(view):
@@ -70,7 +72,7 @@ def protect_against_csrf():
     view = current_app.view_functions.get(request.endpoint)
     if view is None or getattr(view, "csrf_exempt", False):
         return
-    if wants_json() and not current_user.is_authenticated:
+    if answers_json() and not current_user.is_authenticated:
         return
     csrf.protect()
 
@@ -90,6 +92,5 @@ def roles_required(*roles):
 
 
 def init_auth(app):
-    login_manager.login_view = None
     login_manager.session_protection = "basic"
     app.before_request(protect_against_csrf)

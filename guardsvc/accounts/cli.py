@@ -2,7 +2,7 @@
 import click
 
 from guardsvc.accounts import service
-from guardsvc.accounts.models import ROLES
+from guardsvc.accounts.roles import ROLES, USER
 from guardsvc.cli_support import run_or_exit
 from guardsvc.transaction import CommandGroup
 
@@ -14,7 +14,7 @@ tokens_cli = CommandGroup("tokens", help="Manage personal access tokens.")
 @click.argument("email")
 @click.option("--name", required=True, help="Display name.")
 @click.option("--password", required=True, help="Initial password.")
-@click.option("--role", type=click.Choice(ROLES), default="user", show_default=True)
+@click.option("--role", type=click.Choice(ROLES), default=USER, show_default=True)
 def create_user(email, name, password, role):
     """Create an account."""
     user = run_or_exit(service.create_user, email, name, password, role)

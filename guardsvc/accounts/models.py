@@ -5,15 +5,15 @@ from sqlalchemy import CheckConstraint, ForeignKey, String
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from guardsvc import clock
+from guardsvc.accounts.roles import ADMIN, ROLES, SERVICE, USER
+from guardsvc.columns import one_of
 from guardsvc.extensions import db
-
-ROLES = ("user", "admin", "service")
 
 
 class User(db.Model):
     __tablename__ = "users"
     __table_args__ = (
-        CheckConstraint("role IN ('user', 'admin', 'service')", name="role"),
+        CheckConstraint(one_of("role", ROLES), name="role"),
     )
 
     id: Mapped[int] = mapped_column(primary_key=True)
@@ -21,7 +21,7 @@ class User(db.Model):
     email: Mapped[str] = mapped_column(String(150), unique=True)
     name: Mapped[str] = mapped_column(String(100))
     password_hash: Mapped[str] = mapped_column(String(255))
-    role: Mapped[str] = mapped_column(String(16), default="user")
+    role: Mapped[str] = mapped_column(String(16), default=USER)
     is_active: Mapped[bool] = mapped_column(default=True)
     # Bumped to end every session of the user at once ("sign out everywhere").
     session_epoch: Mapped[int] = mapped_column(default=0)
@@ -47,11 +47,11 @@ class User(db.Model):
 
     @property
     def is_admin(self):
-        return self.role == "admin"
+        return self.role == ADMIN
 
     @property
     def is_service(self):
-        return self.role == "service"
+        return self.role == SERVICE
 
     @property
     def has_2fa(self):

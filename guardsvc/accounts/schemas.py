@@ -1,6 +1,7 @@
 """Shapes of account and token requests and responses."""
 from marshmallow import fields
 
+from guardsvc import messages
 from guardsvc.schema_fields import BaseSchema, Email, Text, Timestamp
 
 
@@ -9,7 +10,8 @@ class TokenRequestSchema(BaseSchema):
 
     email = Email(required=True, max_length=150)
     password = fields.String(required=True, validate=[], error_messages={
-        "required": "Wajib diisi.", "null": "Wajib diisi.", "invalid": "Harus berupa teks."})
+        "required": messages.FIELD_REQUIRED, "null": messages.FIELD_REQUIRED,
+        "invalid": messages.FIELD_NOT_STRING})
     name = Text(max_length=100, load_default=None, blank_as_none=True)
     # Accounts with two-step verification: a TOTP code or a recovery code,
     # unless the calling (IP, device) is trusted.

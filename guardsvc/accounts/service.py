@@ -8,7 +8,8 @@ from sqlalchemy.orm import joinedload
 
 from guardsvc import clock, messages
 from guardsvc.accounts import passwords
-from guardsvc.accounts.models import ROLES, ApiToken, User
+from guardsvc.accounts.models import ApiToken, User
+from guardsvc.accounts.roles import ROLES, USER
 from guardsvc.errors import Conflict, NotFound, Unauthorized, ValidationFailed
 from guardsvc.extensions import db
 
@@ -26,12 +27,12 @@ def find_user_by_email(email):
     return db.session.scalar(select(User).where(User.email == normalize_email(email)))
 
 
-def create_user(email, name, password, role="user"):
+def create_user(email, name, password, role=USER):
     """Create an account; the password is stored only as an Argon2id hash."""
     if role not in ROLES:
         raise ValidationFailed({"role": [messages.FIELD_BAD_CHOICE.format(choices=", ".join(ROLES))]})
     if find_user_by_email(email) is not None:
-        raise Conflict("Alamat e-mail sudah terdaftar.")
+        raise Conflict(messages.EMAIL_TAKEN)
     user = User(email=normalize_email(email), name=name.strip(),
                 password_hash=passwords.hash_password(password), role=role)
     db.session.add(user)
@@ -65,7 +66,7 @@ def create_token(user, name=None):
     The plain token is returned once here and never stored.
     """
     plain = TOKEN_PREFIX + secrets.token_urlsafe(32)
-    record = ApiToken(user_id=user.id, name=(name or "").strip() or "Token akses",
+    record = ApiToken(user_id=user.id, name=(name or "").strip() or messages.DEFAULT_TOKEN_NAME,
                       token_hash=hash_token(plain), prefix=plain[:10])
     db.session.add(record)
     db.session.flush()

@@ -1,7 +1,9 @@
 """Geometry of the small inline SVG chart: tickets per day, stacked by outcome."""
 from dataclasses import dataclass
 
-OUTCOMES = ("approved", "rejected", "pending")  # bottom to top
+from guardsvc.appeals.statuses import APPROVED, PENDING, REJECTED
+
+OUTCOMES = (APPROVED, REJECTED, PENDING)  # bottom to top
 WIDTH, HEIGHT, GAP, AXIS = 560, 160, 4, 20
 
 
@@ -42,4 +44,5 @@ def stacked_columns(series):
                                 status, counts[status]))
         columns.append(Column(day, f"{day.day}/{day.month}", round(x + (slot - GAP) / 2, 1),
                               sum(counts.values()), bars))
-    return {"width": WIDTH, "height": HEIGHT, "baseline": plot, "peak": peak, "columns": columns}
+    return {"width": WIDTH, "height": HEIGHT, "baseline": plot, "peak": peak, "columns": columns,
+            "outcomes": OUTCOMES}

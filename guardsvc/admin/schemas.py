@@ -1,7 +1,7 @@
 """Shapes of the administrator's ticket lists and ticket records."""
 from marshmallow import fields
 
-from guardsvc.appeals.models import STATUSES
+from guardsvc.appeals.statuses import STATUSES
 from guardsvc.blocks.schemas import BlockSchema
 from guardsvc.listing import SearchQuerySchema
 from guardsvc.schema_fields import BaseSchema, Choice, Nullable, Timestamp

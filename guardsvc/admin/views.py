@@ -19,6 +19,7 @@ from guardsvc.schema_fields import load_or_raise
 from guardsvc.signin import account as signin_account
 from guardsvc.signin.models import RESULTS
 from guardsvc.signin.schemas import LoginQuerySchema
+from guardsvc.transaction import ends_with
 
 bp = Blueprint("admin_pages", __name__, url_prefix="/admin")
 bp.before_request(require_admin)
@@ -66,7 +67,7 @@ def decide(ticket_number):
         decided = appeals.decide_ticket(ticket_number, data["action"], actor=current_user,
                                         notes=data["admin_notes"], origin_ip=client_ip())
     except InvalidState as conflict:
-        flash(conflict.message, "error")
+        flash(ends_with(conflict).message, "error")
         return redirect(url_for(".ticket", ticket_number=ticket_number), code=303)
     flash(appeals.decision_message(decided), "success")
     return redirect(url_for(".ticket", ticket_number=decided.ticket_number), code=303)
@@ -100,12 +101,12 @@ def lift_block(reference):
     """Lift one block (POST + CSRF); back to the list (303)."""
     data, errors, _ = load_form(BlockLiftSchema(), request.form, ("reason",))
     if errors:
-        flash(f"Alasan: {errors['reason'][0]}", "error")
+        flash(messages.LIFT_REASON_PROBLEM.format(problem=errors["reason"][0]), "error")
         return redirect(url_for(".block_list"), code=303)
     try:
         block = blocks.lift_block(reference, actor=current_user, reason=data["reason"], origin_ip=client_ip())
     except InvalidState as conflict:
-        flash(conflict.message, "error")
+        flash(ends_with(conflict).message, "error")
         return redirect(url_for(".block_list"), code=303)
     flash(messages.BLOCK_LIFTED.format(reference=block.reference), "success")
     return redirect(url_for(".block_list"), code=303)

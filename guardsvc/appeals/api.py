@@ -4,20 +4,23 @@ from flask_login import current_user
 
 from guardsvc import messages
 from guardsvc.accounts.auth import public_json, roles_required
+from guardsvc.accounts.roles import ADMINS
 from guardsvc.appeals import service
+from guardsvc.appeals.limits import check_limit, submit_limit
 from guardsvc.appeals.schemas import (TicketDecisionSchema, TicketStatusSchema, TicketSubmitSchema,
                                       TicketSubmittedSchema)
-from guardsvc.extensions import configured_limit, limiter
+from guardsvc.doors import json_door, never_guarded
 from guardsvc.identity import client_ip, current_client
 from guardsvc.jsonio import json_body, ok
 from guardsvc.schema_fields import load_or_raise
 
-bp = Blueprint("appeals_api", __name__, url_prefix="/api/guard/unblock-tickets")
+bp = json_door(Blueprint("appeals_api", __name__, url_prefix="/api/guard/unblock-tickets"))
 
 
 @bp.post("/submit")
+@never_guarded
 @public_json
-@limiter.limit(configured_limit("RATELIMIT_SUBMIT"))
+@submit_limit
 def submit():
     """Submit an unblock appeal for the calling client (no account needed)."""
     data = load_or_raise(TicketSubmitSchema(), json_body())
@@ -27,14 +30,15 @@ def submit():
 
 
 @bp.get("/check/<path:ticket_number>")
-@limiter.limit(configured_limit("RATELIMIT_CHECK"))
+@never_guarded
+@check_limit
 def check(ticket_number):
     """Public status of one ticket."""
     return ok(data=TicketStatusSchema().dump(service.find_ticket(ticket_number)))
 
 
 @bp.post("/<path:ticket_number>/respond")
-@roles_required("admin")
+@roles_required(*ADMINS)
 def respond(ticket_number):
     """An administrator approves or rejects a pending ticket."""
     data = load_or_raise(TicketDecisionSchema(), json_body())

@@ -2,7 +2,7 @@
 import click
 
 from guardsvc.appeals import service
-from guardsvc.appeals.models import STATUSES
+from guardsvc.appeals.statuses import STATUSES
 from guardsvc.cli_support import run_or_exit
 from guardsvc.clock import isoformat
 from guardsvc.transaction import CommandGroup

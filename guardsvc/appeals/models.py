@@ -5,17 +5,18 @@ from sqlalchemy import CheckConstraint, ForeignKey, Index, String, Text, text
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from guardsvc import clock
+from guardsvc.appeals.statuses import PENDING, STATUSES
+from guardsvc.columns import one_of
 from guardsvc.extensions import db
 
-STATUSES = ("pending", "approved", "rejected")
-PENDING_WITHOUT_DEVICE = text("status = 'pending' AND device_id IS NULL")
-PENDING_WITH_DEVICE = text("status = 'pending' AND device_id IS NOT NULL")
+PENDING_WITHOUT_DEVICE = text(f"status = '{PENDING}' AND device_id IS NULL")
+PENDING_WITH_DEVICE = text(f"status = '{PENDING}' AND device_id IS NOT NULL")
 
 
 class UnblockTicket(db.Model):
     __tablename__ = "unblock_tickets"
     __table_args__ = (
-        CheckConstraint("status IN ('pending', 'approved', 'rejected')", name="status"),
+        CheckConstraint(one_of("status", STATUSES), name="status"),
         # The cooldown rule lives in the database, whatever the number of workers
         # or machines: one pending ticket per device id, and one per IP address
         # among clients that name no device. A device never waits for another
@@ -40,7 +41,7 @@ class UnblockTicket(db.Model):
     local_ip: Mapped[str | None] = mapped_column(String(45))
     user_agent: Mapped[str | None] = mapped_column(String(255))
     block_id: Mapped[int | None] = mapped_column(ForeignKey("blocks.id", ondelete="SET NULL"))
-    status: Mapped[str] = mapped_column(String(16), default="pending")
+    status: Mapped[str] = mapped_column(String(16), default=PENDING)
     created_at: Mapped[datetime] = mapped_column(default=clock.utcnow)
     resolved_at: Mapped[datetime | None]
     resolved_by_id: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
@@ -51,4 +52,4 @@ class UnblockTicket(db.Model):
 
     @property
     def is_pending(self):
-        return self.status == "pending"
+        return self.status == PENDING

@@ -6,7 +6,8 @@ from sqlalchemy import and_, func, or_, select, update
 from sqlalchemy.exc import IntegrityError
 
 from guardsvc import clock, codes, messages
-from guardsvc.appeals.models import STATUSES, UnblockTicket
+from guardsvc.appeals.models import UnblockTicket
+from guardsvc.appeals.statuses import APPROVED, PENDING, REJECTED, STATUSES
 from guardsvc.appeals.notify import queue_decision_mail
 from guardsvc.audit.service import record_event
 from guardsvc.blocks.service import find_active_block, lift_blocks_matching
@@ -16,9 +17,9 @@ from guardsvc.listing import contains_text, paginate
 
 TICKET_PREFIX = "TKT"
 MAX_ATTEMPTS = 8
-DECISIONS = {"approve": "approved", "reject": "rejected"}
-DEFAULT_NOTES = {"approved": messages.TICKET_APPROVED_DEFAULT_NOTES,
-                 "rejected": messages.TICKET_REJECTED_DEFAULT_NOTES}
+DECISIONS = {"approve": APPROVED, "reject": REJECTED}
+DEFAULT_NOTES = {APPROVED: messages.TICKET_APPROVED_DEFAULT_NOTES,
+                 REJECTED: messages.TICKET_REJECTED_DEFAULT_NOTES}
 
 
 def _same_client(client):
@@ -36,12 +37,12 @@ def _same_client(client):
 def pending_ticket_for(client):
     """This client's own pending ticket, or None."""
     return db.session.scalar(select(UnblockTicket).where(
-        UnblockTicket.status == "pending", _same_client(client)).limit(1))
+        UnblockTicket.status == PENDING, _same_client(client)).limit(1))
 
 
 def _pending_on_network(ip_address):
     return db.session.scalar(select(func.count()).select_from(UnblockTicket).where(
-        UnblockTicket.ip_address == ip_address, UnblockTicket.status == "pending"))
+        UnblockTicket.ip_address == ip_address, UnblockTicket.status == PENDING))
 
 
 def submit_ticket(client, *, name, email, reason, phone=None):
@@ -65,7 +66,7 @@ def submit_ticket(client, *, name, email, reason, phone=None):
             ticket_number=codes.new_code(TICKET_PREFIX), name=name, email=email, phone=phone,
             reason=reason, ip_address=client.ip_address, device_id=client.device_id,
             local_ip=client.local_ip, user_agent=client.user_agent,
-            block_id=block.id if block else None, status="pending", created_at=clock.utcnow())
+            block_id=block.id if block else None, status=PENDING, created_at=clock.utcnow())
         try:
             with db.session.begin_nested():
                 db.session.add(ticket)
@@ -79,7 +80,7 @@ def submit_ticket(client, *, name, email, reason, phone=None):
 
 def decision_message(ticket):
     """The sentence that confirms a decision to the administrator who made it."""
-    template = messages.TICKET_APPROVED if ticket.status == "approved" else messages.TICKET_REJECTED
+    template = messages.TICKET_APPROVED if ticket.status == APPROVED else messages.TICKET_REJECTED
     return template.format(ticket=ticket.ticket_number)
 
 
@@ -107,7 +108,7 @@ def decide_ticket(ticket_number, action, *, actor=None, notes=None, origin_ip=No
     now = clock.utcnow()
     changed = db.session.execute(
         update(UnblockTicket)
-        .where(UnblockTicket.id == ticket.id, UnblockTicket.status == "pending")
+        .where(UnblockTicket.id == ticket.id, UnblockTicket.status == PENDING)
         .values(status=status, resolved_at=now, admin_notes=notes,
                 resolved_by_id=actor.id if actor else None)
         .execution_options(synchronize_session=False)
@@ -116,9 +117,9 @@ def decide_ticket(ticket_number, action, *, actor=None, notes=None, origin_ip=No
         raise InvalidState(messages.TICKET_NOT_PENDING)
     db.session.refresh(ticket)
     lifted = []
-    if status == "approved":
+    if status == APPROVED:
         lifted = lift_blocks_matching(ticket.ip_address, ticket.device_id, actor=actor,
-                                      reason=f"Banding {ticket.ticket_number} disetujui")
+                                      reason=messages.APPEAL_APPROVED_LIFT_REASON.format(ticket=ticket.ticket_number))
     record_event(f"ticket.{status}", ticket.ticket_number, actor=actor, ip_address=origin_ip,
                  details={"notes": notes, "lifted_blocks": [block.reference for block in lifted]})
     queue_decision_mail(ticket)
@@ -184,6 +185,6 @@ def count_by_status():
     """``{"pending": n, "approved": n, "rejected": n}``."""
     rows = db.session.execute(
         select(UnblockTicket.status, func.count()).group_by(UnblockTicket.status)).all()
-    counts = dict.fromkeys(DECISIONS.values(), 0) | {"pending": 0}
+    counts = dict.fromkeys(STATUSES, 0)
     counts.update({status: count for status, count in rows})
     return counts

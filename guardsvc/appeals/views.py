@@ -4,20 +4,24 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from guardsvc import codes, messages
 from guardsvc.appeals import service, spam
+from guardsvc.appeals.limits import check_limit, submit_limit
 from guardsvc.appeals.schemas import TicketSubmitSchema
+from guardsvc.appeals.statuses import TABLE as TICKET_STATUSES
 from guardsvc.blocks.service import REFERENCE_PREFIX
+from guardsvc.doors import never_guarded
 from guardsvc.errors import Cooldown, NotFound, TooManyPending, is_connection_problem
-from guardsvc.extensions import configured_limit, limiter
 from guardsvc.identity import current_client
 from guardsvc.pages.forms import load_form
 from guardsvc.transaction import abandon
 
-bp = Blueprint("appeal_pages", __name__, url_prefix="/banding")
+bp = never_guarded(Blueprint("appeal_pages", __name__, url_prefix="/banding"))
 
 FIELDS = ("name", "email", "phone", "reason")
 # Only the ticket number travels in the session: nothing personal in URLs or cookies.
 SUBMITTED_KEY = "appeal_ticket"
 TICKET_QUERY_MAX = 64
+# Every page that shows a ticket (these and /admin) reads its status from the one table.
+bp.add_app_template_global(TICKET_STATUSES, "ticket_statuses")
 
 
 def _render_form(values, *, errors=None, unavailable=False, refused=None, reference=None, status=200):
@@ -32,12 +36,12 @@ def appeal_form():
     reference = codes.parse_code(REFERENCE_PREFIX, request.args.get("ref"))
     values = dict.fromkeys(FIELDS, "")
     if reference:
-        values["reason"] = f"Nomor referensi blokir: {reference}\n\n"
+        values["reason"] = messages.APPEAL_REASON_REFERENCE.format(reference=reference)
     return _render_form(values, reference=reference)
 
 
 @bp.post("")
-@limiter.limit(configured_limit("RATELIMIT_SUBMIT"))
+@submit_limit
 def submit_appeal():
     """Submit the appeal; success goes (303) to the receipt, trouble keeps the typed text."""
     data, errors, values = load_form(TicketSubmitSchema(), request.form, FIELDS)
@@ -54,7 +58,7 @@ def submit_appeal():
     except SQLAlchemyError as error:
         if not is_connection_problem(error):
             raise
-        abandon()
+        abandon()  # the page below must not meet a broken session
         current_app.logger.error("appeal form: database unavailable", exc_info=True)
         return _render_form(values, unavailable=True, status=503)
     session[SUBMITTED_KEY] = ticket.ticket_number
@@ -71,7 +75,7 @@ def submitted():
 
 
 @bp.get("/cek")
-@limiter.limit(configured_limit("RATELIMIT_CHECK"), exempt_when=lambda: not request.args.get("tiket", "").strip())
+@check_limit
 def check_status():
     """Status check form; with ``?tiket=`` the ticket's status in plain Indonesian."""
     typed = request.args.get("tiket", "")[:TICKET_QUERY_MAX]

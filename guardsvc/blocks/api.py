@@ -2,17 +2,19 @@
 from flask import Blueprint, request
 
 from guardsvc.accounts.auth import roles_required
+from guardsvc.accounts.roles import HOST_CHECKERS
 from guardsvc.blocks.schemas import BlockCheckQuerySchema, BlockCheckSchema
 from guardsvc.blocks.service import find_active_block
+from guardsvc.doors import json_door
 from guardsvc.jsonio import ok
 from guardsvc.listing import query_args
 from guardsvc.schema_fields import load_or_raise
 
-bp = Blueprint("blocks_api", __name__, url_prefix="/api/guard/blocks")
+bp = json_door(Blueprint("blocks_api", __name__, url_prefix="/api/guard/blocks"))
 
 
 @bp.get("/check")
-@roles_required("admin", "service")
+@roles_required(*HOST_CHECKERS)
 def check_block():
     """Host check: the block that applies now to (ip, device_id, local_ip), if any."""
     query = load_or_raise(BlockCheckQuerySchema(), query_args(request.args))

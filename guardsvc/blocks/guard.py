@@ -11,26 +11,18 @@ which is itself a query) and would let a lifted block outlive its lift for a
 moment on other workers; ``make bench`` shows the query stays flat from an
 empty list to a million blocks, so the cache is not worth its failure modes.
 """
-from flask import request
+from flask import url_for
 from flask_login import current_user
 
 from guardsvc.blocks.service import find_active_block
+from guardsvc.doors import is_guarded
 from guardsvc.errors import Blocked
 from guardsvc.identity import current_client
 
-# Contract section 5: the appeal pages, the two public ticket endpoints,
-# static files, health checks and the API document are never guarded.
-# Signing out only gives up access, so a blocked person may always do it.
-UNGUARDED_PATHS = frozenset({
-    "/banding", "/healthz", "/readyz", "/api/openapi.json", "/api/guard/unblock-tickets/submit",
-    "/keluar",
-})
-UNGUARDED_PREFIXES = ("/banding/", "/static/", "/api/guard/unblock-tickets/check/")
-
-
-def is_guarded(path):
-    """True unless ``path`` is one of the routes a blocked client must still reach."""
-    return path not in UNGUARDED_PATHS and not path.startswith(UNGUARDED_PREFIXES)
+# What a blocked client may still reach (contract section 5: the appeal pages,
+# the two public ticket endpoints, static files, health checks, the API
+# document; and signing out, which only gives up access) is marked on those
+# doors with ``doors.never_guarded``.
 
 
 def appeal_url(block):
@@ -38,12 +30,12 @@ def appeal_url(block):
 
     Relative, so it is right on whatever host name the service is reached by.
     """
-    return f"/banding?ref={block.reference}"
+    return url_for("appeal_pages.appeal_form", ref=block.reference)
 
 
 def _is_administrator():
     # Evaluated only for blocked clients: loads the session or bearer identity.
-    return current_user.is_authenticated and current_user.role == "admin"
+    return current_user.is_authenticated and current_user.is_admin
 
 
 def enforce_blocks():
@@ -51,7 +43,7 @@ def enforce_blocks():
 
     Malformed X-Device-Id / X-Local-Ip headers raise 422 here (current_client).
     """
-    if not is_guarded(request.path):
+    if not is_guarded():
         return
     client = current_client()
     block = find_active_block(client.ip_address, client.device_id, client.local_ip)

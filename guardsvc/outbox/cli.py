@@ -38,6 +38,7 @@ def deliver(once):
                 log.info("mail delivery: %s", _summary(report))
         except Exception:  # the database may be away for a while; keep going
             log.exception("mail delivery round failed")
+            # This loop is the deliverer's own transaction boundary (see outbox.delivery).
             db.session.rollback()
         finally:
             db.session.remove()

@@ -7,6 +7,11 @@ the same statement is a conditional update. Either way the outer WHERE repeats
 the "is due" test, so a row another deliverer already claimed is never taken.
 A claim is a lease: if a deliverer dies mid-batch, its rows become due again
 when the lease runs out.
+
+Unlike requests and other commands (guardsvc.transaction), the deliverer
+commits here, once per claim and once per message: each is its own unit of
+work, so a message that was sent is recorded as sent before the next one is
+tried, and a crash loses at most the message in hand.
 """
 import logging
 import secrets

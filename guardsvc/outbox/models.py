@@ -5,6 +5,7 @@ from sqlalchemy import CheckConstraint, Index, String, Text
 from sqlalchemy.orm import Mapped, mapped_column
 
 from guardsvc import clock
+from guardsvc.columns import one_of
 from guardsvc.extensions import db
 
 STATUSES = ("pending", "sending", "sent", "failed")
@@ -13,7 +14,7 @@ STATUSES = ("pending", "sending", "sent", "failed")
 class OutboxMessage(db.Model):
     __tablename__ = "mail_outbox"
     __table_args__ = (
-        CheckConstraint("status IN ('pending', 'sending', 'sent', 'failed')", name="status"),
+        CheckConstraint(one_of("status", STATUSES), name="status"),
         Index("ix_mail_outbox_status_next_attempt_at", "status", "next_attempt_at"),
     )
 

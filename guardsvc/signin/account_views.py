@@ -1,31 +1,29 @@
 """HTML door for account protection on /akun: 2FA, sign out everywhere, new password."""
-from flask import Blueprint, flash, redirect, render_template, request, session, url_for
-from flask_login import current_user, logout_user
+from flask import Blueprint, flash, redirect, render_template, request, url_for
+from flask_login import current_user
 
 from guardsvc import messages
-from guardsvc.accounts.account_page import render_account_page
+from guardsvc.accounts.account_page import Section, register_section_with, render_account_page
 from guardsvc.accounts.auth import roles_required
-from guardsvc.accounts.views import start_session
+from guardsvc.accounts.roles import PEOPLE
+from guardsvc.accounts.sessions import end_session, start_session
 from guardsvc.errors import ValidationFailed
 from guardsvc.signin import account
 from guardsvc.twofactor import service as twofactor
 
 bp = Blueprint("security_pages", __name__)
-ACCOUNT_ROLES = ("user", "admin")
 SECTION = "dua-langkah"
 
 
-@bp.app_context_processor
-def security_helpers():
-    return {"account_security": account_security}
+def security_part(user, _client):
+    """What the security part of /akun shows: 2FA state, recovery codes left, latest sign-ins."""
+    return {"has_2fa": user.has_2fa,
+            "enrolment": twofactor.pending_enrolment(user),
+            "recovery_left": twofactor.remaining_recovery_codes(user),
+            "sign_ins": account.recent_sign_ins(user, limit=10)}
 
 
-def account_security():
-    """What the security part of /akun shows for the signed-in person."""
-    return {"has_2fa": current_user.has_2fa,
-            "enrolment": twofactor.pending_enrolment(current_user),
-            "recovery_left": twofactor.remaining_recovery_codes(current_user),
-            "sign_ins": account.recent_sign_ins(current_user, limit=10)}
+register_section_with(bp, Section("keamanan", "signin/_account_security.html", security_part, order=20))
 
 
 def _back(anchor=SECTION):
@@ -43,7 +41,7 @@ def _form_failure(failure, form_name):
 
 
 @bp.post("/akun/dua-langkah/mulai")
-@roles_required(*ACCOUNT_ROLES)
+@roles_required(*PEOPLE)
 def begin_2fa():
     """Start setting up 2FA: a new secret, shown as a QR code on /akun."""
     twofactor.begin_enrolment(current_user, restart=True)
@@ -51,7 +49,7 @@ def begin_2fa():
 
 
 @bp.post("/akun/dua-langkah/batal")
-@roles_required(*ACCOUNT_ROLES)
+@roles_required(*PEOPLE)
 def cancel_2fa():
     """Abandon a set-up that was never confirmed."""
     twofactor.cancel_enrolment(current_user)
@@ -59,7 +57,7 @@ def cancel_2fa():
 
 
 @bp.post("/akun/dua-langkah/aktifkan")
-@roles_required(*ACCOUNT_ROLES)
+@roles_required(*PEOPLE)
 def confirm_2fa():
     """Turn 2FA on with a first code; the recovery codes are shown once."""
     try:
@@ -70,7 +68,7 @@ def confirm_2fa():
 
 
 @bp.post("/akun/dua-langkah/kode-pemulihan")
-@roles_required(*ACCOUNT_ROLES)
+@roles_required(*PEOPLE)
 def regenerate_codes():
     """Replace the recovery codes (needs the password); the new ones are shown once."""
     try:
@@ -81,7 +79,7 @@ def regenerate_codes():
 
 
 @bp.post("/akun/dua-langkah/nonaktifkan")
-@roles_required(*ACCOUNT_ROLES)
+@roles_required(*PEOPLE)
 def disable_2fa():
     """Turn 2FA off (needs the password)."""
     try:
@@ -93,14 +91,13 @@ def disable_2fa():
 
 
 @bp.post("/akun/keluar-semua")
-@roles_required(*ACCOUNT_ROLES)
+@roles_required(*PEOPLE)
 def sign_out_everywhere():
     """End every session of this account, this one included."""
     account.sign_out_everywhere(current_user)
-    logout_user()
-    session.clear()
+    end_session()
     flash(messages.SIGNED_OUT_EVERYWHERE, "success")
-    return redirect(url_for("account_pages.sign_in"), code=303)
+    return redirect(url_for("signin_pages.sign_in"), code=303)
 
 
 def _render_password_form(errors=None, status=200):
@@ -108,14 +105,14 @@ def _render_password_form(errors=None, status=200):
 
 
 @bp.get("/akun/kata-sandi")
-@roles_required(*ACCOUNT_ROLES)
+@roles_required(*PEOPLE)
 def password_form():
     """The change-password form."""
     return _render_password_form()
 
 
 @bp.post("/akun/kata-sandi")
-@roles_required(*ACCOUNT_ROLES)
+@roles_required(*PEOPLE)
 def password_submit():
     """Set a new password; every other session ends, this one carries on."""
     form = request.form

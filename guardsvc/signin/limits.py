@@ -1,21 +1,27 @@
-"""Rate limit on wrong second-step codes, per client IP and account, shared by every door.
+"""Rate limits of signing in, each one bucket shared by every door (API and pages).
 
+``sign_in_limit``: password attempts per client IP (``RATELIMIT_AUTH``), the
+same quota whether they come to /masuk or to ``POST /api/auth/tokens``.
+
+``code_attempt_limit``: wrong second-step codes per client IP and account.
 Only wrong codes count (``deduct_when``), so a person who types the right code
 is never slowed down; once the limit is reached every code is refused until
 the window passes, even a right one, and the history records ``locked``.
 """
 import logging
 
-from flask import current_app, g
+from flask import g
 
 from guardsvc.errors import GuardError
-from guardsvc.extensions import limiter
+from guardsvc.extensions import configured_limit, limiter
 from guardsvc.identity import client_ip, current_client
 from guardsvc.signin.service import record_lockout
 from guardsvc.transaction import keep_writes
 
 log = logging.getLogger(__name__)
 SCOPE = "signin-code"
+
+sign_in_limit = limiter.shared_limit(configured_limit("RATELIMIT_AUTH"), scope="sign-in")
 
 
 def remember_outcome(outcome):
@@ -41,5 +47,5 @@ def code_attempt_limit(account_email):
             pass
         return None
 
-    return limiter.shared_limit(lambda: current_app.config["RATELIMIT_CODE"], scope=SCOPE,
+    return limiter.shared_limit(configured_limit("RATELIMIT_CODE"), scope=SCOPE,
                                 key_func=key, deduct_when=_wrong_code, on_breach=on_breach)

@@ -5,6 +5,7 @@ from sqlalchemy import CheckConstraint, ForeignKey, Index, String
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from guardsvc import clock
+from guardsvc.columns import one_of
 from guardsvc.extensions import db
 
 # Results that end signed in; everything else is a refusal or an unfinished step.
@@ -16,7 +17,7 @@ RESULTS = SUCCESS_RESULTS + FAILURE_RESULTS
 class LoginEvent(db.Model):
     __tablename__ = "login_events"
     __table_args__ = (
-        CheckConstraint("result IN (%s)" % ", ".join(f"'{r}'" for r in RESULTS), name="result"),
+        CheckConstraint(one_of("result", RESULTS), name="result"),
         Index("ix_login_events_user_id_created_at", "user_id", "created_at"),
         Index("ix_login_events_created_at", "created_at"),
     )

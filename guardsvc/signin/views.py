@@ -1,22 +1,70 @@
-"""HTML door for the code step of signing in (/masuk/kode)."""
+"""HTML door for signing in: the password step (/masuk) and the code step (/masuk/kode)."""
 from flask import Blueprint, flash, redirect, render_template, request, url_for
+from flask_login import current_user
 
 from guardsvc import messages
-from guardsvc.accounts.views import start_session
+from guardsvc.accounts.schemas import TokenRequestSchema
+from guardsvc.accounts.sessions import start_session
+from guardsvc.extensions import login_manager
 from guardsvc.identity import current_client
+from guardsvc.pages.forms import load_form
 from guardsvc.pages.navigation import safe_next
-from guardsvc.signin import pending
-from guardsvc.signin.limits import code_attempt_limit, remember_outcome
-from guardsvc.signin.service import sign_in_with_code
-from guardsvc.transaction import keep_writes
+from guardsvc.signin import pending, service
+from guardsvc.signin.limits import code_attempt_limit, remember_outcome, sign_in_limit
+from guardsvc.transaction import ends_with
 
 bp = Blueprint("signin_pages", __name__)
+
+SIGN_IN_FIELDS = ("email", "password")
+
+
+@bp.record_once
+def _sign_in_lives_here(_state):
+    # Where a visitor who must sign in first is sent (accounts.auth reads it).
+    login_manager.login_view = f"{bp.name}.sign_in"
+
+
+def _next_target(value):
+    return safe_next(value, default=url_for("account_pages.account"))
+
+
+def _render_sign_in(email="", next_url="", *, errors=None, failure=None, status=200):
+    return render_template("signin/sign_in.html", values={"email": email}, next_url=next_url,
+                           errors=errors, failure=failure), status
+
+
+@bp.get("/masuk")
+def sign_in():
+    """The sign-in form (already signed in: straight on to ``next``)."""
+    next_url = safe_next(request.args.get("next"), default="")
+    if current_user.is_authenticated:
+        return redirect(_next_target(next_url), code=303)
+    return _render_sign_in(next_url=next_url)
+
+
+@bp.post("/masuk")
+@sign_in_limit
+def sign_in_submit():
+    """Check e-mail and password; the same answer whether the e-mail exists or not."""
+    next_url = safe_next(request.form.get("next"), default="")
+    schema = TokenRequestSchema(only=SIGN_IN_FIELDS)
+    data, errors, values = load_form(schema, request.form, SIGN_IN_FIELDS)
+    if errors:
+        return _render_sign_in(values["email"], next_url, errors=errors, status=422)
+    outcome = service.sign_in(data["email"], data["password"], current_client(), web=True)
+    if outcome.needs_code:
+        return pending.begin_code_step(outcome.user, next_url)
+    if outcome.error:
+        return _render_sign_in(values["email"], next_url, failure=ends_with(outcome.error).message,
+                               status=outcome.error.status)
+    start_session(outcome.user)
+    return redirect(_next_target(next_url), code=303)
 
 
 def _expired():
     pending.clear()
     flash(messages.SIGNIN_CODE_EXPIRED, "error")
-    return redirect(url_for("account_pages.sign_in"), code=303)
+    return redirect(url_for(".sign_in"), code=303)
 
 
 def _render_code_form(failure=None, status=200, trust=False):
@@ -39,13 +87,13 @@ def code_submit():
     if state is None:
         return _expired()
     trust = request.form.get("trust") == "1"
-    outcome = remember_outcome(sign_in_with_code(state["user_id"], state["epoch"],
+    outcome = remember_outcome(service.sign_in_with_code(state["user_id"], state["epoch"],
                                                  request.form.get("code", ""), current_client(),
                                                  trust_this_device=trust))
-    keep_writes()  # the attempt is recorded even when it is refused
     if outcome.signed_in:
         start_session(outcome.user)
-        return redirect(safe_next(state["next"], default=url_for("account_pages.account")), code=303)
+        return redirect(_next_target(state["next"]), code=303)
+    ends_with(outcome.error)
     if outcome.restart:
         return _expired()
     return _render_code_form(outcome.error.message, 401, trust)

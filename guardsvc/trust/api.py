@@ -4,18 +4,20 @@ from flask_login import current_user
 
 from guardsvc import messages
 from guardsvc.accounts.auth import roles_required
+from guardsvc.accounts.roles import HOST_CHECKERS, PEOPLE
+from guardsvc.doors import json_door
 from guardsvc.identity import current_client
 from guardsvc.jsonio import json_body, ok
 from guardsvc.schema_fields import load_or_raise
 from guardsvc.trust import service
 from guardsvc.trust.schemas import SaveMyIpSchema, TrustCheckQuerySchema, TrustedIpSchema
 
-bp = Blueprint("trust_api", __name__, url_prefix="/api/security/trusted-ips")
+bp = json_door(Blueprint("trust_api", __name__, url_prefix="/api/security/trusted-ips"))
 record_schema = TrustedIpSchema()
 
 
 @bp.post("/save-my-ip")
-@roles_required("user", "admin")
+@roles_required(*PEOPLE)
 def save_my_ip():
     """Trust the caller's current IP and device for the signed-in user."""
     data = load_or_raise(SaveMyIpSchema(), json_body())
@@ -27,14 +29,14 @@ def save_my_ip():
 
 
 @bp.get("")
-@roles_required("user", "admin")
+@roles_required(*PEOPLE)
 def list_trusted_ips():
     """List the caller's trusted IP records (revoked ones included)."""
     return ok(data=record_schema.dump(service.list_trusted(current_user), many=True))
 
 
 @bp.delete("/<int(max=2147483647):record_id>")
-@roles_required("user", "admin")
+@roles_required(*PEOPLE)
 def revoke_trusted_ip(record_id):
     """Revoke one of the caller's trusted IP records."""
     record = service.revoke(service.get_own(current_user, record_id))
@@ -42,7 +44,7 @@ def revoke_trusted_ip(record_id):
 
 
 @bp.get("/check")
-@roles_required("admin", "service")
+@roles_required(*HOST_CHECKERS)
 def check_trusted_ip():
     """Host check: is this (user, IP, device) trusted?"""
     query = load_or_raise(TrustCheckQuerySchema(), request.args.to_dict())

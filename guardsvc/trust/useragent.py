@@ -1,6 +1,8 @@
 """A readable device name from a User-Agent string ("Chrome di Windows")."""
 import re
 
+from guardsvc import messages
+
 # Order matters: Edge and Opera also say "Chrome"; Chrome also says "Safari".
 _BROWSERS = (
     ("Edge", re.compile(r"Edg(e|A|iOS)?/")),
@@ -33,5 +35,5 @@ def describe_user_agent(user_agent):
     browser = _first(_BROWSERS, user_agent)
     system = _first(_SYSTEMS, user_agent)
     if browser and system:
-        return f"{browser} di {system}"
+        return messages.BROWSER_ON_SYSTEM.format(browser=browser, system=system)
     return browser or system

@@ -3,8 +3,9 @@ from flask import Blueprint, flash, redirect, request, url_for
 from flask_login import current_user
 
 from guardsvc import messages
-from guardsvc.accounts.account_page import render_account_page
+from guardsvc.accounts.account_page import Section, register_section_with, render_account_page
 from guardsvc.accounts.auth import roles_required
+from guardsvc.accounts.roles import PEOPLE
 from guardsvc.identity import current_client
 from guardsvc.pages.forms import load_form
 from guardsvc.trust import service
@@ -14,7 +15,15 @@ from guardsvc.trust.useragent import describe_user_agent
 bp = Blueprint("trust_pages", __name__, url_prefix="/akun/perangkat")
 
 FIELDS = ("device_name",)
-TRUST_ROLES = ("user", "admin")
+
+
+def devices_part(user, client):
+    """What the trusted-devices part of /akun shows: each record, and whether it is this device."""
+    return {"devices": [(record, service.is_this_device(record, client))
+                        for record in service.list_trusted(user)]}
+
+
+register_section_with(bp, Section("perangkat", "trust/_account_devices.html", devices_part, order=10))
 
 
 def _back_to_devices(message):
@@ -24,11 +33,11 @@ def _back_to_devices(message):
 
 @bp.app_template_filter("browser_os")
 def browser_os_filter(user_agent):
-    return describe_user_agent(user_agent) or "Tidak diketahui"
+    return describe_user_agent(user_agent) or messages.UNKNOWN
 
 
 @bp.post("")
-@roles_required(*TRUST_ROLES)
+@roles_required(*PEOPLE)
 def trust_this_device():
     """"Percayai perangkat ini": trust the current IP and device (same as save-my-ip)."""
     data, errors, values = load_form(SaveMyIpSchema(), request.form, FIELDS)
@@ -40,7 +49,7 @@ def trust_this_device():
 
 
 @bp.post("/<int(max=2147483647):record_id>/nama")
-@roles_required(*TRUST_ROLES)
+@roles_required(*PEOPLE)
 def rename_device(record_id):
     """Rename one of the person's trusted devices."""
     record = service.get_own(current_user, record_id)
@@ -52,7 +61,7 @@ def rename_device(record_id):
 
 
 @bp.post("/<int(max=2147483647):record_id>/cabut")
-@roles_required(*TRUST_ROLES)
+@roles_required(*PEOPLE)
 def revoke_device(record_id):
     """Stop trusting one of the person's devices (the record stays, marked revoked)."""
     service.revoke(service.get_own(current_user, record_id))

@@ -57,7 +57,7 @@ def enrolment_for(user):
     """Secret, provisioning URI and QR code (inline SVG) of the user's pending enrolment."""
     uri = pyotp.TOTP(user.totp_secret).provisioning_uri(name=user.email, issuer_name=ISSUER)
     qr_svg = segno.make(uri, error="m").svg_inline(scale=4, dark="#1f2933", light="#ffffff",
-                                                   title="Kode QR verifikasi dua langkah")
+                                                   title=messages.QR_CODE_TITLE)
     return Enrolment(user.totp_secret, uri, qr_svg)
 
 

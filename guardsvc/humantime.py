@@ -1,4 +1,4 @@
-"""How pages show values to people (Indonesian dates, always naming the zone)."""
+"""How people read a moment (pages and e-mails alike): Indonesian dates, always naming the zone."""
 
 MONTHS = ("Januari", "Februari", "Maret", "April", "Mei", "Juni", "Juli", "Agustus",
           "September", "Oktober", "November", "Desember")

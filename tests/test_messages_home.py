@@ -1,0 +1,77 @@
+"""Every Indonesian sentence in the Python code lives in guardsvc/messages.py."""
+import ast
+import re
+from pathlib import Path
+
+SOURCE = Path(__file__).resolve().parent.parent / "guardsvc"
+# The API document's own descriptions (like a template's page text) stay with the document.
+DOCUMENTS = {"openapi.py", "admin/openapi_paths.py"}
+# Words that mark a text as Indonesian and never occur in the English of code, logs and the CLI.
+INDONESIAN = {
+    "yang", "tidak", "dan", "dari", "untuk", "dengan", "anda", "ini", "itu", "sudah", "belum",
+    "harus", "wajib", "berhasil", "gagal", "perangkat", "blokir", "banding", "tiket", "akun",
+    "masuk", "kata", "sandi", "disetujui", "ditolak", "menunggu", "diketahui", "dikenali", "nomor",
+    "alasan", "kolom", "dikenal", "akses", "alamat", "verifikasi", "langkah", "keputusan",
+    "peringatan", "keamanan", "baru", "atau", "silakan", "mohon", "di", "ke", "kode",
+}
+
+
+def _docstrings(tree):
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+            first = node.body[0] if node.body else None
+            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant):
+                yield first.value
+
+
+def _texts(tree):
+    """Every string literal and the literal parts of every f-string, docstrings left out."""
+    skip = {id(node) for node in _docstrings(tree)}
+    parts_of_fstrings = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.JoinedStr):
+            parts = [value for value in node.values if isinstance(value, ast.Constant)]
+            parts_of_fstrings.update(id(part) for part in parts)
+            yield node.lineno, "".join(part.value for part in parts)
+    for node in ast.walk(tree):
+        if (isinstance(node, ast.Constant) and isinstance(node.value, str)
+                and id(node) not in skip and id(node) not in parts_of_fstrings):
+            yield node.lineno, node.value
+
+
+def looks_indonesian(text):
+    """Words apart (URL rules and identifiers have no spaces) and at least one Indonesian one."""
+    words = [word.lower() for word in re.findall(r"[A-Za-z]+", text)]
+    return " " in text.strip() and any(word in INDONESIAN for word in words)
+
+
+def sentences_outside_messages(source=SOURCE):
+    found = []
+    for path in sorted(source.rglob("*.py")):
+        name = path.relative_to(source).as_posix()
+        if name == "messages.py" or name in DOCUMENTS:
+            continue
+        for line, text in _texts(ast.parse(path.read_text(encoding="utf-8"))):
+            if looks_indonesian(text):
+                found.append(f"{name}:{line}: {text!r}")
+    return found
+
+
+def test_no_indonesian_sentence_outside_messages():
+    assert sentences_outside_messages() == []
+
+
+def test_the_check_finds_a_sentence_written_in_a_door(tmp_path):
+    (tmp_path / "views.py").write_text(
+        '"""Docstrings may say anything: yang tidak."""\n'
+        'LOG = "could not load the user"\n'
+        'def reason(reference):\n'
+        '    return f"Nomor referensi blokir: {reference}"\n')
+    assert sentences_outside_messages(tmp_path) == ["views.py:4: 'Nomor referensi blokir: '"]
+
+
+def test_the_messages_module_reads_as_indonesian():
+    from guardsvc import messages
+
+    texts = [value for name, value in vars(messages).items() if name.isupper() and isinstance(value, str)]
+    assert sum(looks_indonesian(text) for text in texts) > len(texts) * 0.8
