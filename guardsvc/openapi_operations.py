@@ -13,6 +13,10 @@ domain failures (404, 409, ...), and its links.
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
+from guardsvc.appeals.service import TICKET_PREFIX
+from guardsvc.blocks.service import REFERENCE_PREFIX
+from guardsvc.codes import code_pattern
+
 # Every role an account can have; roles=ANY_ROLE means "any signed-in account".
 ANY_ROLE = ("user", "admin", "service")
 
@@ -104,11 +108,13 @@ class Operation:
     links: Mapping[str, Link] = field(default_factory=dict)
 
 
+TICKET_NUMBER_PATTERN = code_pattern(TICKET_PREFIX)
+BLOCK_REFERENCE_PATTERN = code_pattern(REFERENCE_PREFIX)
 TICKET_NUMBER = PathParam(
-    "ticketNumber", {"type": "string", "pattern": r"^TKT-[0-9A-F]{8}$"},
+    "ticketNumber", {"type": "string", "pattern": TICKET_NUMBER_PATTERN},
     "Nomor tiket `TKT-` + 8 heksadesimal (spasi di tepi dan huruf kecil juga diterima).",
     "TKT-1A2B3C4D")
 BLOCK_REFERENCE = PathParam(
-    "reference", {"type": "string", "pattern": r"^BLK-[0-9A-F]{8}$"},
+    "reference", {"type": "string", "pattern": BLOCK_REFERENCE_PATTERN},
     "Referensi blokir `BLK-` + 8 heksadesimal.", "BLK-1A2B3C4D")
 RECORD_ID = PathParam("id", description="Nomor rekaman.")

@@ -10,12 +10,10 @@ from dataclasses import dataclass, field
 
 from marshmallow import Schema, fields
 
-from guardsvc.openapi_operations import (ANY_ROLE, BLOCKED_ERROR, COOLDOWN_ERROR, ERROR, OTP_REQUIRED_ERROR,
-                                         VALIDATION_ERROR, Failure)
+from guardsvc.openapi_operations import (ANY_ROLE, BLOCK_REFERENCE_PATTERN, BLOCKED_ERROR, COOLDOWN_ERROR, ERROR,
+                                         OTP_REQUIRED_ERROR, TICKET_NUMBER_PATTERN, VALIDATION_ERROR, Failure)
 
 UNSAFE_METHODS = frozenset({"post", "put", "patch", "delete"})
-BLOCK_REFERENCE_PATTERN = r"^BLK-[0-9A-F]{8}$"
-TICKET_NUMBER_PATTERN = r"^TKT-[0-9A-F]{8}$"
 
 
 class ErrorSchema(Schema):

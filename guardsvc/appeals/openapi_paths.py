@@ -3,8 +3,8 @@ from marshmallow import fields
 
 from guardsvc.appeals.schemas import (TicketDecisionSchema, TicketStatusSchema, TicketSubmitSchema,
                                       TicketSubmittedSchema)
-from guardsvc.openapi_operations import (COOLDOWN_ERROR, ERROR, TICKET_NUMBER, Envelope, Failure, Link,
-                                         Operation, Tag)
+from guardsvc.openapi_operations import (COOLDOWN_ERROR, ERROR, TICKET_NUMBER, TICKET_NUMBER_PATTERN, Envelope,
+                                         Failure, Link, Operation, Tag)
 
 APPEALS = Tag("Banding", "Permohonan pembukaan blokir: ajukan tanpa akun, cek status, putuskan (administrator).")
 TICKET_NOT_FOUND = "Nomor tiket tidak ditemukan."
@@ -18,7 +18,7 @@ OPERATIONS = (
     Operation("appeals_api.submit", "submitTicket", "Ajukan permohonan pembukaan blokir", APPEALS,
               {201: Envelope(TicketSubmittedSchema, message=True,
                              extra={"ticket_number": fields.String(
-                                 required=True, metadata={"pattern": r"^TKT-[0-9A-F]{8}$"})})},
+                                 required=True, metadata={"pattern": TICKET_NUMBER_PATTERN})})},
               body=TicketSubmitSchema, identity=True, rate_limited=True, links=FOLLOW_TICKET,
               errors={429: Failure("Klien ini (perangkat, atau IP bila tanpa perangkat) masih punya tiket "
                                    "yang menunggu: `ticket_number` menyebut tiket itu.", (ERROR, COOLDOWN_ERROR))},
