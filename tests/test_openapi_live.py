@@ -28,7 +28,7 @@ from tests.live import LiveServer
 
 pytestmark = pytest.mark.live
 
-MAX_EXAMPLES = 12
+MAX_EXAMPLES = 10
 CHECKS = ("not_a_server_error", "status_code_conformance", "content_type_conformance",
           "response_headers_conformance", "response_schema_conformance", "ignored_auth",
           "unsupported_method", "missing_required_header", "allow_header_conformance", "use_after_free",
