@@ -101,7 +101,6 @@ class _SchemaNames:
 
 class _Builder:
     def __init__(self, app):
-        self.app = app
         self.names = _SchemaNames()
         self.plugin = MarshmallowPlugin(schema_name_resolver=self.names)
         self.spec = APISpec(
@@ -115,6 +114,7 @@ class _Builder:
             self.rules.setdefault(rule.endpoint, []).append(rule)
         self.envelopes = {}
         self.tags = {}
+        self.documented = set()
         self.rate_limited = False
 
     def add(self, operation):
@@ -124,6 +124,9 @@ class _Builder:
         for rule in rules:
             method = _method(rule, operation)
             path, parameters = _path(rule, operation)
+            if (method, path) in self.documented:
+                raise ValueError(f"API document: {method.upper()} {path} is described twice")
+            self.documented.add((method, path))
             self.tags.setdefault(operation.tag.name, operation.tag.description)
             self.spec.path(path=path, operations={
                 method: self._operation(operation, method, parameters, is_guarded(rule.rule))})

@@ -204,3 +204,57 @@ def test_rate_limit_headers_are_documented_exactly_where_limits_apply(document, 
             limited.append(operation["operationId"])
             assert "429" in operation["responses"]
     assert {"submitTicket", "checkTicket", "createToken"} <= set(limited)
+
+
+class _Registry:
+    def __init__(self, *operations):
+        self.OPERATIONS = operations
+
+
+def _build_with(app, monkeypatch, *operations):
+    import guardsvc.openapi as openapi
+
+    monkeypatch.setattr(openapi, "REGISTRIES", (_Registry(*operations),))
+    with app.app_context():
+        return openapi.build_document(app)
+
+
+def _status_check(envelope, endpoint="appeals_api.check"):
+    from guardsvc.openapi_operations import Operation, Tag
+
+    return Operation(endpoint, "checkTicket", "Cek", Tag("Banding", "Banding."), {200: envelope})
+
+
+def test_an_envelope_is_never_named_like_a_payload(app, monkeypatch):
+    from guardsvc.appeals.schemas import TicketStatusSchema
+    from guardsvc.openapi_operations import Envelope
+
+    with pytest.raises(ValueError, match="end with 'Response'"):
+        _build_with(app, monkeypatch, _status_check(Envelope(TicketStatusSchema, name="TicketStatus")))
+    document = _build_with(app, monkeypatch, _status_check(Envelope(TicketStatusSchema)))
+    assert set(document["components"]["schemas"]) >= {"TicketStatus", "TicketStatusResponse"}
+
+
+def test_two_schemas_under_one_name_are_refused(app, monkeypatch):
+    from marshmallow import Schema, fields
+
+    from guardsvc.openapi_operations import Envelope
+
+    first = type("TicketStatusSchema", (Schema,), {"a": fields.String()})
+    second = type("TicketStatusSchema", (Schema,), {"b": fields.String()})
+    with pytest.raises(ValueError, match="both be named 'TicketStatus'"):
+        _build_with(app, monkeypatch, _status_check(Envelope(first, extra={"other": fields.Nested(second)})))
+    payload = type("TicketStatusResponseSchema", (Schema,), {"a": fields.String()})
+    with pytest.raises(ValueError, match="kept for envelopes"):
+        _build_with(app, monkeypatch, _status_check(Envelope(payload, name="TicketResponse")))
+
+
+def test_a_registry_entry_must_match_one_route_once(app, monkeypatch):
+    from guardsvc.appeals.schemas import TicketStatusSchema
+    from guardsvc.openapi_operations import Envelope
+
+    operation = _status_check(Envelope(TicketStatusSchema))
+    with pytest.raises(LookupError, match="no route for endpoint 'appeals_api.gone'"):
+        _build_with(app, monkeypatch, _status_check(Envelope(TicketStatusSchema), endpoint="appeals_api.gone"))
+    with pytest.raises(ValueError, match="described twice"):
+        _build_with(app, monkeypatch, operation, operation)

@@ -12,7 +12,7 @@ OPERATIONS = (
               TOKENS, {201: Envelope(TokenSchema, message=True, name="TokenCreatedResponse",
                                      extra={"token": fields.String(required=True, metadata={
                                          "description": "Token itu sendiri; hanya ditampilkan kali ini."})})},
-              body=TokenRequestSchema, identity=True, rate_limited=True,
+              body=TokenRequestSchema, rate_limited=True,
               links={"revokeToken": Link("revokeToken", {"id": "$response.body#/data/id"})},
               errors={401: Failure("E-mail atau kata sandi salah; atau akun dengan verifikasi dua langkah "
                                    "memerlukan `otp` dari klien ini (`otp_required: true`).",
