@@ -8,9 +8,14 @@ def new_code(prefix):
     return f"{prefix}-{secrets.token_hex(4).upper()}"
 
 
+def code_pattern(prefix):
+    """The regular expression of a code in its canonical form (as the API document states it too)."""
+    return rf"^{prefix}-[0-9A-F]{{8}}$"
+
+
 def parse_code(prefix, text):
     """Canonical form of a code typed by a person (spaces trimmed, any case), or None."""
     if not isinstance(text, str):
         return None
     candidate = text.strip().upper()
-    return candidate if re.fullmatch(rf"{prefix}-[0-9A-F]{{8}}", candidate) else None
+    return candidate if re.fullmatch(code_pattern(prefix), candidate) else None

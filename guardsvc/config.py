@@ -59,6 +59,7 @@ def load_settings(instance_path):
         "SQLALCHEMY_ENGINE_OPTIONS": {"pool_pre_ping": True},
         "PROXY_COUNT": _env_int("PROXY_COUNT", 0),
         "BASE_URL": _env("BASE_URL", "http://127.0.0.1:8000").rstrip("/"),
+        "BASE_URL_CONFIGURED": _env("BASE_URL") is not None,
         "MAX_CONTENT_LENGTH": 64 * 1024,
         "SESSION_COOKIE_HTTPONLY": True,
         "SESSION_COOKIE_SAMESITE": "Lax",

@@ -64,10 +64,15 @@ def answers_json():
     return request.path.startswith(API_PREFIX) or request.path == API_PREFIX.rstrip("/")
 
 
+def endpoint_is_guarded(endpoint):
+    """False for a never-guarded endpoint and static files (the API document asks this too)."""
+    return not (endpoint == STATIC_ENDPOINT or _marked(endpoint, _UNGUARDED))
+
+
 def is_guarded():
     """False for never-guarded doors and static files; True for everything else, unknown URLs too."""
     endpoint = _endpoint()
-    return endpoint is None or not (endpoint == STATIC_ENDPOINT or _marked(endpoint, _UNGUARDED))
+    return endpoint is None or endpoint_is_guarded(endpoint)
 
 
 def is_browser_page():

@@ -1,168 +1,320 @@
-"""The OpenAPI 3 document of every JSON endpoint, built from the same marshmallow schemas."""
-from apispec import APISpec
-from apispec.ext.marshmallow import MarshmallowPlugin
-from flask import Blueprint, current_app, jsonify
-from marshmallow import Schema, fields
+"""The OpenAPI 3 document of every JSON endpoint, served at ``/api/openapi.json``.
 
-from guardsvc.accounts.schemas import TokenRequestSchema, TokenSchema
-from guardsvc.appeals.schemas import (TicketDecisionSchema, TicketStatusSchema, TicketSubmitSchema,
-                                      TicketSubmittedSchema)
-from guardsvc.doors import json_door, never_guarded
+Built from three things that cannot drift apart: the app's routes (paths,
+path parameters, methods, whether the block guard runs), the features'
+``openapi_paths.py`` registries (what each endpoint is for and answers), and
+the same marshmallow schemas the doors load and dump with.
+"""
+import re
+
+from apispec import APISpec
+from apispec.ext.marshmallow import MarshmallowPlugin, resolver
+from apispec.ext.marshmallow.common import resolve_schema_cls
+from flask import Blueprint, current_app, jsonify, request
+from marshmallow import Schema, fields
+from werkzeug.routing import parse_converter_args
+
+from guardsvc import openapi_paths
+from guardsvc.accounts import openapi_paths as accounts_paths
+from guardsvc.admin import openapi_paths as admin_paths
+from guardsvc.appeals import openapi_paths as appeals_paths
+from guardsvc.blocks import openapi_paths as blocks_paths
+from guardsvc.doors import endpoint_is_guarded, json_door, never_guarded
 from guardsvc.identity import DEVICE_HEADER, LOCAL_IP_HEADER
-from guardsvc.schema_fields import Timestamp
-from guardsvc.signin.models import RESULTS as LOGIN_RESULTS
-from guardsvc.signin.schemas import AdminLoginEventSchema, LoginEventSchema
-from guardsvc.trust.schemas import SaveMyIpSchema, TrustedIpSchema
+from guardsvc.openapi_fields import DEVICE_ID_PATTERN, describe_custom_fields
+from guardsvc.openapi_responses import (ERROR_SCHEMAS, RATE_LIMIT_HEADER_COMPONENTS, RATE_LIMIT_HEADERS,
+                                        RATE_LIMIT_NOTE, UNSAFE_METHODS, failure_response, failures, schema_ref)
+from guardsvc.signin import openapi_paths as signin_paths
+from guardsvc.trust import openapi_paths as trust_paths
+
+# A new feature with JSON endpoints adds its openapi_paths module here.
+REGISTRIES = (openapi_paths, appeals_paths, trust_paths, accounts_paths, signin_paths, blocks_paths,
+              admin_paths)
 
 bp = never_guarded(json_door(Blueprint("openapi", __name__)))
 
-
-class ErrorSchema(Schema):
-    success = fields.Boolean(required=True)
-    message = fields.String(required=True)
-    errors = fields.Dict(keys=fields.String(), values=fields.List(fields.String()))
-
-
-class CooldownSchema(ErrorSchema):
-    ticket_number = fields.String()
-
-
-class BlockedSchema(ErrorSchema):
-    blocked = fields.Boolean()
-    reference = fields.String()
-    appeal_url = fields.String()
-
-
-def envelope(name, data=None, many=False, **extra):
-    """A success body ``{success, message?, data}`` as a named schema class."""
-    attrs = {"success": fields.Boolean(required=True), "message": fields.String(), **extra}
-    if data is not None:
-        nested = fields.Nested(data)
-        attrs["data"] = fields.List(nested, required=True) if many else fields.Nested(data, required=True)
-    return Schema.from_dict(attrs, name=name)
-
-
-class TrustCheckSchema(Schema):
-    trusted = fields.Boolean(required=True)
-
-
-ERRORS = {
-    400: "JSON rusak / token CSRF tidak valid", 401: "Belum masuk atau token tidak valid",
-    403: "Tidak berizin atau klien diblokir", 404: "Tidak ditemukan", 405: "Metode tidak diizinkan",
-    409: "Keadaan tidak memungkinkan", 413: "Isi terlalu besar", 415: "Content-Type bukan JSON",
-    422: "Validasi gagal", 429: "Batas permintaan / masa tunggu", 500: "Kesalahan server",
-    503: "Basis data tidak terjangkau",
-}
-COMMON = (404, 405, 429, 500, 503)
-BODY = (400, 413, 415, 422)
-AUTH = (401, 403)
-IDENTITY_HEADERS = [
+_VARIABLE = re.compile(r"<(?:(?P<converter>\w+)(?:\((?P<args>[^)]*)\))?:)?(?P<name>\w+)>")
+SUCCESS_DESCRIPTIONS = {200: "Berhasil.", 201: "Berhasil dibuat.", 204: "Berhasil, tanpa isi."}
+IDENTITY_HEADERS = (
     {"in": "header", "name": DEVICE_HEADER, "required": False,
-     "schema": {"type": "string", "pattern": r"^[A-Za-z0-9._:-]{1,64}$"}},
+     "description": "Id perangkat (mis. UUID); tanpa header ini dipakai cookie perangkat peramban.",
+     "schema": {"type": "string", "pattern": DEVICE_ID_PATTERN}},
     {"in": "header", "name": LOCAL_IP_HEADER, "required": False,
+     "description": "Alamat IP LAN perangkat (IPv4 atau IPv6).",
      "schema": {"type": "string", "anyOf": [{"format": "ipv4"}, {"format": "ipv6"}]}},
-]
-SECURED = [{"bearerAuth": []}, {"cookieAuth": []}]
-
-
-def operation(summary, success, status=200, body=None, errors=(), params=(), secured=True, extra=None,
-              also=()):
-    """One operation: its success answer(s) and every failure it can give, all JSON."""
-    responses = {str(code): {"description": "Berhasil", "content": {"application/json": {"schema": success}}}
-                 for code in (status, *also)}
-    for code in sorted(set(COMMON) | set(errors) | (set(AUTH) if secured else set())):
-        schema = {429: "Cooldown", 403: "Blocked"}.get(code, "Error")
-        responses[str(code)] = {"description": ERRORS[code],
-                                "content": {"application/json": {"schema": schema}}}
-    op = {"summary": summary, "responses": responses, "parameters": list(params)}
-    if body is not None:
-        op["requestBody"] = {"required": False, "content": {"application/json": {"schema": body}}}
-    op["security"] = SECURED if secured else []
-    op.update(extra or {})
-    return op
-
-
-def path_param(name, schema):
-    return {"in": "path", "name": name, "required": True, "schema": schema}
-
-
-def query_param(name, schema, required=False):
-    return {"in": "query", "name": name, "required": required, "schema": schema}
-
-
-TICKET_PARAM = path_param("ticketNumber", {"type": "string"})
-ID_PARAM = path_param("id", {"type": "integer", "minimum": 0})
-
-
-def build_spec():
-    """Assemble the document (cheap; rebuilt on each request of it)."""
-    plugin = MarshmallowPlugin()
-    spec = APISpec(title="guardsvc", version="1.0.0", openapi_version="3.0.3", plugins=[plugin],
-                   info={"description": "Perangkat terpercaya dan banding pembukaan blokir."},
-                   servers=[{"url": current_app.config["BASE_URL"]}])
-    plugin.map_to_openapi_type(Timestamp, "string", "date-time")
-    spec.components.security_scheme("bearerAuth", {"type": "http", "scheme": "bearer"})
-    spec.components.security_scheme("cookieAuth", {"type": "apiKey", "in": "cookie",
-                                                   "name": current_app.config["SESSION_COOKIE_NAME"]})
-    for name, schema in (("Error", ErrorSchema), ("Cooldown", CooldownSchema), ("Blocked", BlockedSchema)):
-        spec.components.schema(name, schema=schema)
-    for path, operations in paths().items():
-        spec.path(path=path, operations=operations)
-    return spec.to_dict()
-
-
-def paths():
-    from guardsvc.admin.openapi_paths import paths as admin_paths
-
-    trusted = envelope("TrustedIpResponse", TrustedIpSchema)
-    return {
-        **admin_paths(),
-        "/api/security/trusted-ips/save-my-ip": {"post": operation(
-            "Percayai IP dan perangkat saat ini", trusted, 201, SaveMyIpSchema, BODY + (400,),
-            IDENTITY_HEADERS, extra={"description": "201 saat pertama, 200 saat diperbarui."},
-            also=(200,))},
-        "/api/security/trusted-ips": {"get": operation(
-            "Daftar IP terpercaya milik saya", envelope("TrustedIpList", TrustedIpSchema, many=True))},
-        "/api/security/trusted-ips/{id}": {"delete": operation(
-            "Cabut IP terpercaya", trusted, params=[ID_PARAM], errors=(400,))},
-        "/api/security/trusted-ips/check": {"get": operation(
-            "Cek apakah (user, IP, perangkat) terpercaya", envelope("TrustCheck", TrustCheckSchema),
-            errors=(422,), params=[query_param("user_id", {"type": "integer"}, True),
-                                   query_param("ip", {"type": "string"}, True),
-                                   query_param("device_id", {"type": "string"})])},
-        "/api/guard/unblock-tickets/submit": {"post": operation(
-            "Ajukan permohonan pembukaan blokir",
-            envelope("TicketSubmitted", TicketSubmittedSchema, ticket_number=fields.String()),
-            201, TicketSubmitSchema, BODY, IDENTITY_HEADERS, secured=False)},
-        "/api/guard/unblock-tickets/check/{ticketNumber}": {"get": operation(
-            "Cek status tiket", envelope("TicketStatus", TicketStatusSchema), params=[TICKET_PARAM],
-            secured=False)},
-        "/api/guard/unblock-tickets/{ticketNumber}/respond": {"post": operation(
-            "Putuskan tiket (administrator)", envelope("TicketDecided", TicketStatusSchema),
-            body=TicketDecisionSchema, errors=BODY + (409,), params=[TICKET_PARAM])},
-        "/api/auth/tokens": {
-            "post": operation("Buat token akses dengan e-mail dan kata sandi",
-                              envelope("TokenCreated", TokenSchema, token=fields.String()), 201,
-                              TokenRequestSchema, BODY + (401,), secured=False, extra={
-                                  "description": "Akun dengan verifikasi dua langkah: sertakan `otp` "
-                                  "(kode TOTP atau kode pemulihan) kecuali IP dan perangkat ini "
-                                  "terpercaya. Tanpa/salah kode: 401 dengan `otp_required: true`."}),
-            "get": operation("Daftar token akses saya", envelope("TokenList", TokenSchema, many=True)),
-        },
-        "/api/auth/tokens/{id}": {"delete": operation(
-            "Cabut token akses", envelope("TokenRevoked", TokenSchema), params=[ID_PARAM],
-            errors=(400,))},
-        "/api/auth/logins": {"get": operation(
-            "Riwayat masuk saya", envelope("LoginList", LoginEventSchema, many=True))},
-        "/api/admin/logins": {"get": operation(
-            "Riwayat masuk semua akun (administrator)",
-            envelope("AdminLoginList", AdminLoginEventSchema, many=True), errors=(422,),
-            params=[query_param("limit", {"type": "integer", "minimum": 1, "maximum": 500}),
-                    query_param("result", {"type": "string", "enum": list(LOGIN_RESULTS)})])},
-    }
+)
+SECURITY_SCHEMES = {
+    "bearerAuth": {"type": "http", "scheme": "bearer", "description":
+                   "Token akses pribadi (`POST /api/auth/tokens`, halaman /akun, atau "
+                   "`flask --app guardsvc tokens create`). Tidak perlu X-CSRFToken."},
+    "sessionCookie": {"type": "apiKey", "in": "cookie", "name": "guardsvc_session", "description":
+                      "Sesi masuk web (/masuk). POST dan DELETE lewat cookie juga memerlukan X-CSRFToken."},
+    "csrfToken": {"type": "apiKey", "in": "header", "name": "X-CSRFToken", "description":
+                  "Token CSRF dari `<meta name=\"csrf-token\">` halaman, untuk permintaan lewat cookie."},
+}
 
 
 @bp.get("/api/openapi.json")
 def openapi_document():
-    """The OpenAPI 3 document."""
-    return jsonify(build_spec())
+    """The OpenAPI 3 document; its server is where this request arrived (or GUARDSVC_BASE_URL)."""
+    document = current_app.extensions.get("guardsvc.openapi")
+    if document is None:
+        document = current_app.extensions["guardsvc.openapi"] = build_document(current_app)
+    return jsonify({**document, "servers": [{"url": server_url()}]})
+
+
+def server_url():
+    """The configured public address, else the address this request reached (proxies per PROXY_COUNT)."""
+    if current_app.config.get("BASE_URL_CONFIGURED"):
+        return current_app.config["BASE_URL"]
+    return request.url_root.rstrip("/")
+
+
+def build_document(app):
+    """Assemble the document of every registered operation (servers are added per request)."""
+    builder = _Builder(app)
+    for registry in REGISTRIES:
+        for operation in registry.OPERATIONS:
+            builder.add(operation)
+    return builder.to_dict()
+
+
+class _SchemaNames:
+    """apispec's names (``FooSchema`` -> ``Foo``), refusing two schemas under one name.
+
+    ``...Response`` is kept for envelopes, so a payload can never be named like
+    the envelope that carries it (which once made envelopes refer to themselves).
+    """
+
+    def __init__(self):
+        self.classes = {}
+
+    def __call__(self, schema):
+        schema_cls = resolve_schema_cls(schema)
+        name = resolver(schema_cls)
+        if name.endswith("Response"):
+            raise ValueError(f"schema {schema_cls.__name__}: the 'Response' suffix is kept for envelopes")
+        if self.classes.setdefault(name, schema_cls) is not schema_cls:
+            raise ValueError(f"two schemas would both be named {name!r}: {schema_cls} and {self.classes[name]}")
+        return name
+
+
+class _Builder:
+    def __init__(self, app):
+        self.names = _SchemaNames()
+        self.plugin = MarshmallowPlugin(schema_name_resolver=self.names)
+        self.spec = APISpec(
+            title="guardsvc", version="1.0.0", openapi_version="3.0.3", plugins=[self.plugin],
+            info={"description": "Perangkat terpercaya dan jalan kembali yang adil bagi klien yang diblokir. "
+                                 "Setiap kegagalan berbentuk `{success: false, message, errors?}`; metode yang "
+                                 "tidak dijelaskan di sini dijawab 405 dengan header Allow."})
+        describe_custom_fields(self.plugin)
+        self.rules = {}
+        for rule in app.url_map.iter_rules():
+            self.rules.setdefault(rule.endpoint, []).append(rule)
+        self.envelopes = {}
+        self.tags = {}
+        self.documented = set()
+        self.rate_limited = False
+
+    def add(self, operation):
+        rules = self.rules.get(operation.endpoint)
+        if not rules:
+            raise LookupError(f"API document: no route for endpoint {operation.endpoint!r}")
+        for rule in rules:
+            method = _method(rule, operation)
+            path, parameters = _path(rule, operation)
+            if (method, path) in self.documented:
+                raise ValueError(f"API document: {method.upper()} {path} is described twice")
+            self.documented.add((method, path))
+            self.tags.setdefault(operation.tag.name, operation.tag.description)
+            self.spec.path(path=path, operations={
+                method: self._operation(operation, method, parameters, endpoint_is_guarded(rule.endpoint))})
+
+    def _operation(self, operation, method, parameters, guarded):
+        extra_headers = RATE_LIMIT_HEADERS if operation.rate_limited else {}
+        self.rate_limited = self.rate_limited or operation.rate_limited
+        responses = {}
+        for status, body in operation.responses.items():
+            responses[str(status)] = self._success(status, body, operation, extra_headers)
+        for status, answer in failures(operation, method, guarded).items():
+            for shape in answer.shapes:
+                self._error_component(shape)
+            responses[str(status)] = failure_response(answer, extra_headers)
+        if operation.query is not None:
+            parameters.append({"in": "query", "schema": operation.query})
+        if guarded or operation.identity:
+            parameters.extend(dict(header) for header in IDENTITY_HEADERS)
+        document = {"operationId": operation.operation_id, "summary": operation.summary,
+                    "tags": [operation.tag.name], "parameters": parameters, "responses": responses,
+                    "security": _security(operation, method)}
+        description = _description(operation)
+        if description:
+            document["description"] = description
+        if operation.body is not None:
+            document["requestBody"] = {
+                "required": False, "description": "Isi kosong dibaca sebagai `{}`.",
+                "content": {"application/json": {"schema": operation.body}}}
+        return document
+
+    def _success(self, status, body, operation, extra_headers):
+        response = {"description": SUCCESS_DESCRIPTIONS.get(status, "Berhasil.")}
+        if body is not None:
+            schema = body if isinstance(body, dict) else self._envelope(body)
+            response["content"] = {"application/json": {"schema": schema}}
+        if extra_headers:
+            response["headers"] = dict(extra_headers)
+        if operation.links:
+            response["links"] = {name: _link(link) for name, link in operation.links.items()}
+        return response
+
+    def _envelope(self, envelope):
+        name = envelope.name or self.names(envelope.data) + ("ListResponse" if envelope.many else "Response")
+        if not name.endswith("Response"):
+            raise ValueError(f"envelope {name!r}: envelope names end with 'Response'")
+        if self.envelopes.setdefault(name, envelope) != envelope:
+            raise ValueError(f"two different envelopes are both named {name!r}")
+        if name not in self.spec.components.schemas:
+            self.spec.components.schema(name, schema=_envelope_schema(name, envelope))
+        return schema_ref(name)
+
+    def _error_component(self, name):
+        if name not in self.spec.components.schemas:
+            self.spec.components.schema(name, schema=ERROR_SCHEMAS[name])
+
+    def to_dict(self):
+        for name, description in self.tags.items():
+            self.spec.tag({"name": name, "description": description})
+        for name, scheme in SECURITY_SCHEMES.items():
+            self.spec.components.security_scheme(name, scheme)
+        for name, header in RATE_LIMIT_HEADER_COMPONENTS.items() if self.rate_limited else ():
+            self.spec.components.header(name, header)
+        document = self.spec.to_dict()
+        close_response_schemas(document)
+        return document
+
+
+def _envelope_schema(name, envelope):
+    attrs = {"success": fields.Boolean(required=True, metadata={"enum": [True]})}
+    if envelope.message:
+        attrs["message"] = fields.String(required=True, metadata={"description": "Konfirmasi untuk manusia."})
+    if envelope.data is not None:
+        nested = fields.Nested(envelope.data)
+        attrs["data"] = fields.List(nested, required=True) if envelope.many else fields.Nested(
+            envelope.data, required=True)
+    attrs.update(envelope.extra)
+    return Schema.from_dict(attrs, name=name)
+
+
+def _method(rule, operation):
+    methods = sorted(method.lower() for method in rule.methods - {"HEAD", "OPTIONS"})
+    if operation.method is not None:
+        if operation.method.lower() not in methods:
+            raise LookupError(f"API document: {operation.endpoint!r} does not answer {operation.method}")
+        return operation.method.lower()
+    if len(methods) != 1:
+        raise LookupError(f"API document: say which method of {operation.endpoint!r} ({methods}) is meant")
+    return methods[0]
+
+
+def _path(rule, operation):
+    """``/x/<int(max=9):token_id>`` -> (``/x/{id}``, [its path parameter])."""
+    parameters = []
+    unused = set(operation.path_params)
+
+    def placeholder(match):
+        variable = match["name"]
+        unused.discard(variable)
+        given = operation.path_params.get(variable)
+        name = given.name if given else variable
+        parameter = {"in": "path", "name": name, "required": True,
+                     "schema": dict(given.schema) if given and given.schema else
+                     _converter_schema(match["converter"], match["args"])}
+        if given and given.description:
+            parameter["description"] = given.description
+        if given and given.example is not None:
+            parameter["example"] = given.example
+        parameters.append(parameter)
+        return "{" + name + "}"
+
+    path = _VARIABLE.sub(placeholder, rule.rule)
+    if unused:
+        raise LookupError(f"API document: {operation.endpoint!r} has no path variable {sorted(unused)}")
+    return path, parameters
+
+
+def _converter_schema(converter, args):
+    if converter == "int":
+        _, options = parse_converter_args(args or "")
+        schema = {"type": "integer", "minimum": options.get("min") or 0}
+        if options.get("max") is not None:
+            schema["maximum"] = options["max"]
+        return schema
+    if converter == "path":
+        return {"type": "string", "minLength": 1}
+    return {"type": "string", "pattern": "^[^/]+$"}
+
+
+def _security(operation, method):
+    if operation.roles is None:
+        return []
+    cookie = {"sessionCookie": [], "csrfToken": []} if method in UNSAFE_METHODS else {"sessionCookie": []}
+    return [{"bearerAuth": []}, cookie]
+
+
+def _description(operation):
+    parts = [operation.description] if operation.description else []
+    if operation.roles is not None:
+        parts.append("Peran yang diizinkan: " + ", ".join(operation.roles) + ".")
+    if operation.rate_limited:
+        parts.append(RATE_LIMIT_NOTE.strip())
+    return " ".join(parts)
+
+
+def _link(link):
+    rendered = {"operationId": link.operation_id, "parameters": dict(link.parameters)}
+    if link.description:
+        rendered["description"] = link.description
+    return rendered
+
+
+def _refs(node):
+    """Every component schema name ``node`` refers to, directly."""
+    if isinstance(node, dict):
+        ref = node.get("$ref")
+        if isinstance(ref, str) and ref.startswith("#/components/schemas/"):
+            yield ref.rsplit("/", 1)[1]
+        for value in node.values():
+            yield from _refs(value)
+    elif isinstance(node, list):
+        for value in node:
+            yield from _refs(value)
+
+
+def _reachable(document, roots):
+    schemas = document.get("components", {}).get("schemas", {})
+    seen, todo = set(), list(roots)
+    while todo:
+        name = todo.pop()
+        if name not in seen and name in schemas:
+            seen.add(name)
+            todo.extend(_refs(schemas[name]))
+    return seen
+
+
+def close_response_schemas(document):
+    """Answers carry exactly the documented fields: close every object only answers use.
+
+    Request schemas stay open (unknown fields are ignored on input).
+    """
+    from_requests, from_responses = set(), set()
+    for operations in document["paths"].values():
+        for operation in operations.values():
+            from_requests.update(_refs(operation.get("requestBody", {})))
+            from_requests.update(_refs(operation.get("parameters", [])))
+            from_responses.update(_refs(operation.get("responses", {})))
+    schemas = document.get("components", {}).get("schemas", {})
+    for name in _reachable(document, from_responses) - _reachable(document, from_requests):
+        schema = schemas[name]
+        if "properties" in schema:
+            schema.setdefault("additionalProperties", False)

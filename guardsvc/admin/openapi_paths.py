@@ -1,50 +1,46 @@
-"""The administrator and host-check operations of the API document."""
+"""The administrators' ticket queue, blocks and audit log in the API document."""
 from marshmallow import fields
 
-from guardsvc.admin.schemas import TicketDetailSchema, TicketSummarySchema
+from guardsvc.admin.schemas import TicketDetailSchema, TicketListQuerySchema, TicketSummarySchema
 from guardsvc.audit.schemas import AuditEventSchema
-from guardsvc.blocks.schemas import BlockCheckSchema, BlockCreateSchema, BlockLiftSchema, BlockSchema
-from guardsvc.listing import MAX_PER_PAGE, PaginationSchema
+from guardsvc.blocks.schemas import BlockCreateSchema, BlockLiftSchema, BlockListQuerySchema, BlockSchema
+from guardsvc.listing import PaginationSchema, SearchQuerySchema
+from guardsvc.openapi_operations import BLOCK_REFERENCE, TICKET_NUMBER, Envelope, Link, Operation, Tag
+
+ADMIN = Tag("Administrator", "Antrean tiket, blokir, dan log audit (hanya administrator).")
+ADMIN_ONLY = ("admin",)
 
 
-def paths():
-    """``{path: {method: operation}}`` for /api/admin/... and /api/guard/blocks/check."""
-    from guardsvc.openapi import BODY, envelope, operation, path_param, query_param
+def _page(schema, name, **extra):
+    return Envelope(schema, many=True, name=name,
+                    extra={"pagination": fields.Nested(PaginationSchema, required=True), **extra})
 
-    pagination = fields.Nested(PaginationSchema, required=True)
-    page_params = [query_param("page", {"type": "integer", "minimum": 1}),
-                   query_param("per_page", {"type": "integer", "minimum": 1, "maximum": MAX_PER_PAGE}),
-                   query_param("q", {"type": "string", "maxLength": 200})]
-    block = envelope("BlockResponse", BlockSchema)
-    ticket_param = path_param("ticketNumber", {"type": "string"})
-    reference_param = path_param("reference", {"type": "string"})
-    return {
-        "/api/guard/blocks/check": {"get": operation(
-            "Cek apakah klien (IP, perangkat, IP lokal) diblokir", envelope("BlockCheck", BlockCheckSchema),
-            errors=(422,), params=[query_param("ip", {"type": "string"}),
-                                   query_param("device_id", {"type": "string"}),
-                                   query_param("local_ip", {"type": "string"})])},
-        "/api/admin/tickets": {"get": operation(
-            "Antrean tiket (administrator)",
-            envelope("TicketPage", TicketSummarySchema, many=True, pagination=pagination,
-                     counts=fields.Dict(keys=fields.String(), values=fields.Integer(), required=True)),
-            errors=(422,), params=[query_param("status", {"type": "string",
-                                                          "enum": ["pending", "approved", "rejected"]}),
-                                   *page_params])},
-        "/api/admin/tickets/{ticketNumber}": {"get": operation(
-            "Satu tiket lengkap (administrator)", envelope("TicketDetail", TicketDetailSchema),
-            params=[ticket_param])},
-        "/api/admin/blocks": {
-            "get": operation("Daftar blokir (administrator)",
-                             envelope("BlockPage", BlockSchema, many=True, pagination=pagination),
-                             errors=(422,), params=[query_param("active", {"type": "boolean"}), *page_params]),
-            "post": operation("Buat blokir (administrator)", block, 201, BlockCreateSchema, BODY),
-        },
-        "/api/admin/blocks/{reference}/lift": {"post": operation(
-            "Buka blokir (administrator)", block, body=BlockLiftSchema, errors=BODY + (409,),
-            params=[reference_param])},
-        "/api/admin/audit": {"get": operation(
-            "Log audit tindakan administrator",
-            envelope("AuditPage", AuditEventSchema, many=True, pagination=pagination),
-            errors=(422,), params=page_params)},
-    }
+
+BLOCK = Envelope(BlockSchema, message=True)
+
+OPERATIONS = (
+    Operation("admin_api.list_tickets", "listTickets", "Antrean tiket", ADMIN,
+              {200: _page(TicketSummarySchema, "TicketPageResponse", counts=fields.Dict(
+                  keys=fields.String(), values=fields.Integer(), required=True,
+                  metadata={"description": "Jumlah tiket per status."}))},
+              roles=ADMIN_ONLY, query=TicketListQuerySchema,
+              description="Disaring menurut status dan teks (`q`), dengan jumlah per status."),
+    Operation("admin_api.show_ticket", "getAdminTicket", "Satu tiket lengkap", ADMIN,
+              {200: Envelope(TicketDetailSchema)}, roles=ADMIN_ONLY,
+              path_params={"ticket_number": TICKET_NUMBER}, errors={404: "Nomor tiket tidak ditemukan."},
+              description="Beserta tiket-tiket sebelumnya dari klien yang sama."),
+    Operation("admin_api.list_blocks", "listBlocks", "Daftar blokir", ADMIN,
+              {200: _page(BlockSchema, "BlockPageResponse")}, roles=ADMIN_ONLY, query=BlockListQuerySchema,
+              description="Terbaru dahulu; `q` berupa IP juga menemukan rentang yang memuatnya."),
+    Operation("admin_api.create_block", "createBlock", "Buat blokir", ADMIN,
+              {201: BLOCK}, roles=ADMIN_ONLY, body=BlockCreateSchema,
+              links={"liftBlock": Link("liftBlock", {"reference": "$response.body#/data/reference"})},
+              description="Sasaran: `ip` (alamat atau CIDR) atau `device_id`; kedaluwarsa opsional."),
+    Operation("admin_api.lift_block", "liftBlock", "Buka blokir", ADMIN,
+              {200: BLOCK}, roles=ADMIN_ONLY, body=BlockLiftSchema,
+              path_params={"reference": BLOCK_REFERENCE},
+              errors={404: "Referensi blokir tidak ditemukan.", 409: "Blokir sudah dibuka."}),
+    Operation("admin_api.list_audit", "listAuditEvents", "Log audit tindakan administrator", ADMIN,
+              {200: _page(AuditEventSchema, "AuditPageResponse")}, roles=ADMIN_ONLY, query=SearchQuerySchema,
+              description="Terbaru dahulu."),
+)

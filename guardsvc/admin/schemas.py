@@ -17,7 +17,7 @@ class TicketSummarySchema(BaseSchema):
     """A ticket as a row of the queue."""
 
     ticket_number = fields.String()
-    status = fields.String()
+    status = fields.String(metadata={"enum": list(STATUSES)})
     name = fields.String()
     email = fields.String()
     ip_address = fields.String()
@@ -39,7 +39,8 @@ class TicketDetailSchema(TicketSummarySchema):
     local_ip = Nullable()
     user_agent = Nullable()
     admin_notes = Nullable()
-    resolved_by = fields.Function(lambda ticket: _user_email(ticket.resolved_by))
+    resolved_by = fields.Function(lambda ticket: _user_email(ticket.resolved_by),
+                                  metadata={"type": "string", "nullable": True})
     block = fields.Nested(BlockSchema, allow_none=True)
     # Filled in by the door (a query, not an attribute of the ticket).
     earlier_tickets = fields.List(fields.Nested(TicketSummarySchema), dump_default=list)

@@ -1,6 +1,7 @@
 """Shapes of ticket requests and responses."""
 from marshmallow import fields
 
+from guardsvc.appeals.models import STATUSES
 from guardsvc.schema_fields import BaseSchema, Nullable, Choice, Email, Text, Timestamp
 
 
@@ -21,7 +22,7 @@ class TicketSubmittedSchema(BaseSchema):
     ip_address = fields.String()
     name = fields.String()
     email = fields.String()
-    status = fields.String()
+    status = fields.String(metadata={"enum": list(STATUSES)})
     created_at = Timestamp()
 
 
@@ -29,7 +30,7 @@ class TicketStatusSchema(BaseSchema):
     """The public status check: never name, e-mail, phone, reason or IP."""
 
     ticket_number = fields.String()
-    status = fields.String()
+    status = fields.String(metadata={"enum": list(STATUSES)})
     created_at = Timestamp()
     resolved_at = Timestamp()
     admin_notes = Nullable()

@@ -15,7 +15,7 @@ class AuditEventSchema(BaseSchema):
     actor = fields.String(attribute="actor_label")
     action = fields.String()
     target = fields.String()
-    details = fields.Method("_details")
+    details = fields.Method("_details", metadata={"type": "object"})
     ip_address = Nullable()
 
     def _details(self, event):

@@ -116,18 +116,22 @@ class BlockSchema(BaseSchema):
     """A block as the administrator sees it."""
 
     reference = fields.String()
-    kind = fields.Function(block_kind)
-    target = fields.Function(lambda b: display_target(b.network) if b.network else b.device_id)
+    kind = fields.Function(block_kind, metadata={"type": "string", "enum": ["ip", "cidr", "device"]})
+    target = fields.Function(lambda b: display_target(b.network) if b.network else b.device_id,
+                             metadata={"type": "string"})
     network = Nullable()
     device_id = Nullable()
     local_ip = Nullable()
     reason = Nullable()
-    active = fields.Function(lambda b: b.is_active_at(clock.utcnow()))
-    state = fields.Function(lambda b: b.state_at(clock.utcnow()))
+    active = fields.Function(lambda b: b.is_active_at(clock.utcnow()), metadata={"type": "boolean"})
+    state = fields.Function(lambda b: b.state_at(clock.utcnow()),
+                            metadata={"type": "string", "enum": ["active", "lifted", "expired"]})
     created_at = Timestamp()
-    created_by = fields.Function(lambda b: b.created_by.email if b.created_by else None)
+    created_by = fields.Function(lambda b: b.created_by.email if b.created_by else None,
+                                 metadata={"type": "string", "nullable": True})
     expires_at = Timestamp()
     lifted_at = Timestamp()
-    lifted_by = fields.Function(lambda b: b.lifted_by.email if b.lifted_by else None)
+    lifted_by = fields.Function(lambda b: b.lifted_by.email if b.lifted_by else None,
+                                metadata={"type": "string", "nullable": True})
     lift_reason = Nullable()
 

@@ -15,8 +15,9 @@ class LoginEventSchema(BaseSchema):
     ip_address = fields.String()
     device_id = Nullable()
     user_agent = Nullable()
-    device = fields.Function(lambda event: describe_user_agent(event.user_agent), allow_none=True)
-    result = fields.String()
+    device = fields.Function(lambda event: describe_user_agent(event.user_agent), allow_none=True,
+                             metadata={"type": "string"})
+    result = fields.String(metadata={"enum": list(RESULTS)})
     alerted = fields.Boolean()
 
 

@@ -24,6 +24,12 @@ class TrustedIpSchema(BaseSchema):
     verified_at = Timestamp()
 
 
+class TrustCheckSchema(BaseSchema):
+    """Answer of the host check."""
+
+    trusted = fields.Boolean(required=True)
+
+
 class TrustCheckQuerySchema(BaseSchema):
     """Query of the host check: whose trust, from which IP and device."""
 

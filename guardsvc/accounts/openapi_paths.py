@@ -1,0 +1,29 @@
+"""Personal access tokens in the API document."""
+from marshmallow import fields
+
+from guardsvc.accounts.schemas import TokenRequestSchema, TokenSchema
+from guardsvc.openapi_operations import (ANY_ROLE, ERROR, OTP_REQUIRED_ERROR, RECORD_ID, Envelope, Failure,
+                                         Link, Operation, Tag)
+
+TOKENS = Tag("Token akses", "Token bearer pribadi: dibuat dengan e-mail dan kata sandi, ditampilkan sekali.")
+
+OPERATIONS = (
+    Operation("accounts_api.create_token", "createToken", "Buat token akses dengan e-mail dan kata sandi",
+              TOKENS, {201: Envelope(TokenSchema, message=True, name="TokenCreatedResponse",
+                                     extra={"token": fields.String(required=True, metadata={
+                                         "description": "Token itu sendiri; hanya ditampilkan kali ini."})})},
+              body=TokenRequestSchema, rate_limited=True,
+              links={"revokeToken": Link("revokeToken", {"id": "$response.body#/data/id"})},
+              errors={401: Failure("E-mail atau kata sandi salah; atau akun dengan verifikasi dua langkah "
+                                   "memerlukan `otp` dari klien ini (`otp_required: true`).",
+                                   (ERROR, OTP_REQUIRED_ERROR))},
+              description="Akun dengan verifikasi dua langkah menyertakan `otp` (kode TOTP atau kode "
+                          "pemulihan), kecuali IP dan perangkat ini terpercaya. Kode salah dibatasi per IP dan "
+                          "akun (429)."),
+    Operation("accounts_api.list_tokens", "listTokens", "Daftar token akses saya", TOKENS,
+              {200: Envelope(TokenSchema, many=True)}, roles=ANY_ROLE,
+              description="Tanpa nilai token, hanya awalannya."),
+    Operation("accounts_api.revoke_token", "revokeToken", "Cabut token akses", TOKENS,
+              {200: Envelope(TokenSchema, message=True)}, roles=ANY_ROLE,
+              path_params={"token_id": RECORD_ID}, errors={404: "Tidak ada token dengan id ini milik Anda."}),
+)

@@ -1,0 +1,196 @@
+"""Schemathesis against a live gunicorn: every answer must match the published document.
+
+The server runs with rate limiting on (so the X-RateLimit-* and Retry-After
+headers are exercised) and holds seeded tickets, blocks, tokens, trusted IPs,
+sign-ins and audit entries, so authorised operations answer 200 with real
+bodies, not only 404. An administrator token is used everywhere, a service
+token on the host checks, and a third account's token where tokens are
+revoked (so the administrator's own token survives the run); path
+parameters often take the seeded values.
+"""
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+import requests
+from sqlalchemy import select
+
+from guardsvc.accounts.models import ApiToken
+from guardsvc.appeals.service import submit_ticket
+from guardsvc.extensions import db
+from guardsvc.identity import Client
+from tests.factories import PASSWORD, submit_body
+from tests.live import LiveServer
+
+pytestmark = pytest.mark.live
+
+MAX_EXAMPLES = 10
+CHECKS = ("not_a_server_error", "status_code_conformance", "content_type_conformance",
+          "response_headers_conformance", "response_schema_conformance", "ignored_auth",
+          "unsupported_method", "missing_required_header", "allow_header_conformance", "use_after_free",
+          "ensure_resource_availability")
+
+
+@pytest.fixture()
+def limited_server(app):
+    # Limits on, so their headers and 429 are checked too: submit and sign-in get room for their
+    # own answers (201, 401, 422, the cooldown 429); the status check keeps a tight limit.
+    server = LiveServer(workers=2, env={"GUARDSVC_RATELIMIT_ENABLED": "true",
+                                        "GUARDSVC_RATELIMIT_SUBMIT": "1000 per minute",
+                                        "GUARDSVC_RATELIMIT_AUTH": "60 per minute",
+                                        "GUARDSVC_RATELIMIT_CHECK": "15 per minute"})
+    yield server
+    server.stop()
+
+
+class Seeder:
+    """Real data for the run, remembered for schemathesis's dictionaries."""
+
+    def __init__(self, app, url, admin_headers, token_owner_email):
+        self.app, self.url, self.admin, self.token_owner_email = app, url, admin_headers, token_owner_email
+        self.tickets, self.blocks, self.token_ids, self.trusted_ids = [], [], [], []
+
+    def call(self, method, path, expected, **kwargs):
+        response = requests.request(method, self.url + path, timeout=10, **kwargs)
+        assert response.status_code == expected, (method, path, response.status_code, response.text)
+        return response.json()
+
+    def ticket(self, ip, device):
+        # Through the service: the live server sees every request come from 127.0.0.1.
+        with self.app.app_context():
+            ticket = submit_ticket(Client(ip, device, None, "Seeder/1.0"), **submit_body())
+            db.session.commit()
+            self.tickets.append(ticket.ticket_number)
+
+    def block(self, **target):
+        body = self.call("POST", "/api/admin/blocks", 201, json={**target, "reason": "Uji dokumen API"},
+                         headers=self.admin)
+        self.blocks.append(body["data"]["reference"])
+        return body["data"]["reference"]
+
+    def everything(self):
+        for number in (1, 2, 3):
+            self.ticket(f"192.0.2.{number}", f"seed-device-{number}")
+        self.call("POST", f"/api/guard/unblock-tickets/{self.tickets[0]}/respond", 200,
+                  json={"action": "reject", "admin_notes": "Ditolak untuk uji."}, headers=self.admin)
+        self.block(ip="203.0.113.0/24")
+        self.block(device_id="seed-blocked-device")
+        self.call("POST", f"/api/admin/blocks/{self.block(ip='198.51.100.9')}/lift", 200,
+                  json={"reason": "Selesai"}, headers=self.admin)
+        spare = self.call("POST", "/api/auth/tokens", 201,
+                          json={"email": self.token_owner_email, "password": PASSWORD, "name": "cadangan"})
+        self.token_ids.append(spare["data"]["id"])
+        trusted = self.call("POST", "/api/security/trusted-ips/save-my-ip", 201, json={"device_name": "Laptop"},
+                            headers={**self.admin, "X-Device-Id": "seed-device-1", "X-Local-Ip": "10.0.0.7"})
+        self.trusted_ids.append(trusted["data"]["id"])
+
+
+def _toml(value):
+    return json.dumps(value)  # JSON strings and lists of strings or numbers are valid TOML
+
+
+def _operation(operation_id, token=None, values=None, probability=0.5, max_examples=None):
+    """Settings of some operations: another token; path or body values often drawn from the seeded ones."""
+    lines = ["[[operations]]", f"include-operation-id = {_toml(operation_id)}"]
+    if max_examples:
+        # Few examples, and no boundary-value sweep (the coverage phase) either.
+        lines.append(f"generation = {{ max-examples = {max_examples} }}")
+        lines.append("phases = { coverage = { enabled = false } }")
+    if token:
+        lines.append(f"headers = {{ Authorization = {_toml('Bearer ' + token)} }}")
+    if values:
+        bindings = ", ".join(f'"{where}" = {{ dictionary = {_toml(dictionary)}, probability = {probability} }}'
+                             for where, dictionary in values.items())
+        lines.append(f"parameters = {{ {bindings} }}")
+    return lines
+
+
+def write_config(path, tokens, seeder):
+    """schemathesis.toml: bounds, credentials, and the seeded values to draw path parameters from."""
+    lines = [
+        "[generation]", f"max-examples = {MAX_EXAMPLES}", "deterministic = true", 'database = "none"',
+        # Stateful testing follows the document's own links only: schemathesis's inferred links
+        # put integer ids into the X-Device-Id header, which its HTTP client then refuses to send.
+        "[phases.stateful.inference]", "algorithms = []",
+        "[auth.openapi.bearerAuth]", f"bearer = {_toml(tokens['admin'])}",
+        "[dictionaries.tickets]", f"values = {_toml(seeder.tickets)}",
+        "[dictionaries.blocks]", f"values = {_toml(seeder.blocks)}",
+        "[dictionaries.tokens]", f"values = {_toml(seeder.token_ids)}",
+        "[dictionaries.trusted]", f"values = {_toml(seeder.trusted_ids)}",
+        "[dictionaries.emails]", f"values = {_toml([seeder.token_owner_email])}",
+        "[dictionaries.passwords]", f"values = {_toml([PASSWORD])}",
+        "[parameters]",
+        '"path.ticketNumber" = { dictionary = "tickets", probability = 0.5 }',
+        '"path.reference" = { dictionary = "blocks", probability = 0.5 }',
+        *_operation(["checkTrustedIp", "checkBlock"], tokens["service"]),
+        *_operation("revokeToken", tokens["owner"], {"path.id": "tokens"}),
+        *_operation("revokeTrustedIp", values={"path.id": "trusted"}),
+        # Every well-formed sign-in costs a memory-hard password hash: few cases, mostly real credentials.
+        *_operation("createToken", values={"body.email": "emails", "body.password": "passwords"},
+                    probability=0.9, max_examples=4),
+    ]
+    path.write_text("\n".join(lines) + "\n")
+
+
+def failures_of(stdout):
+    """Schemathesis's failure report and summary, readable in a test failure."""
+    start = stdout.find("FAILURES")
+    return stdout[start:] if start >= 0 else stdout[-8000:]
+
+
+def run_schemathesis(url, config, workdir):
+    """Run the CLI; fail with its own failure report; return its output and every exchange (HAR)."""
+    har = workdir / "run.har"
+    command = [str(Path(sys.executable).with_name("schemathesis")), "--config-file", str(config), "--no-color",
+               "run", f"{url}/api/openapi.json", "--checks", ",".join(CHECKS), "--request-timeout", "10",
+               "--report", "har", "--report-har-path", str(har)]
+    result = subprocess.run(command, capture_output=True, text=True, timeout=600, cwd=workdir)
+    (workdir / "schemathesis.txt").write_text(result.stdout + result.stderr)
+    assert result.returncode == 0, failures_of(result.stdout) + result.stderr[-2000:]
+    return result.stdout, json.loads(har.read_text())["log"]["entries"]
+
+
+def statuses_per_operation(document, exchanges):
+    """``{"GET /path/{x}": {statuses seen}}`` for every documented operation."""
+    seen = {}
+    matchers = []
+    for path, item in document["paths"].items():
+        pattern = re.compile("^" + re.sub(r"\\\{[^}]+\\\}", "[^/]+", re.escape(path)) + "$")
+        for method in item:
+            seen[f"{method.upper()} {path}"] = set()
+            matchers.append((method.upper(), pattern, f"{method.upper()} {path}"))
+    for exchange in exchanges:
+        method, path = exchange["request"]["method"], urlsplit(exchange["request"]["url"]).path
+        for wanted, pattern, label in matchers:
+            if method == wanted and pattern.match(path):
+                seen[label].add(exchange["response"]["status"])
+    return seen
+
+
+def test_live_answers_conform_to_the_document(app, limited_server, bearer, tmp_path):
+    users = {role: bearer(role) for role in ("admin", "service")}
+    owner, owner_headers = bearer("user")
+    users["owner"] = (owner, owner_headers)
+    tokens = {name: headers["Authorization"].split()[1] for name, (_, headers) in users.items()}
+    seeder = Seeder(app, limited_server.url, users["admin"][1], owner.email)
+    seeder.everything()
+    config = tmp_path / "schemathesis.toml"
+    write_config(config, tokens, seeder)
+
+    output, exchanges = run_schemathesis(limited_server.url, config, tmp_path)
+
+    # The run reached every operation's own logic (a success answer each), with each token.
+    document = requests.get(limited_server.url + "/api/openapi.json", timeout=10).json()
+    seen = statuses_per_operation(document, exchanges)
+    # The schema's own address is where schemathesis reads it, never a test case.
+    del seen["GET /api/openapi.json"]
+    unreached = {label: sorted(statuses) for label, statuses in seen.items()
+                 if not any(200 <= status < 300 for status in statuses)}
+    assert not unreached, f"operations never answered with success: {unreached}"
+    with app.app_context():
+        used = {token.user_id for token in db.session.scalars(select(ApiToken)) if token.last_used_at}
+    assert {user.id for user, _ in users.values()} <= used, output[-3000:]
