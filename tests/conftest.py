@@ -3,6 +3,10 @@
 ``GUARDSVC_TEST_DATABASE_URL`` picks PostgreSQL (or any URL); otherwise a
 SQLite file in a temporary folder. The schema always comes from the Alembic
 migrations, so the migrations are tested too.
+
+Passwords are hashed with Argon2id at its smallest costs (production costs
+would make hashing most of a run's time); a test about hashing itself asks for
+the production costs with ``@pytest.mark.production_password_hashing``.
 """
 import os
 import tempfile
@@ -20,6 +24,7 @@ os.environ.update({
     "GUARDSVC_SECRET_KEY": "test-secret-key-not-for-production",
     "GUARDSVC_RATELIMIT_ENABLED": "false",
     "GUARDSVC_LOG_LEVEL": "WARNING",
+    "GUARDSVC_TESTING_CHEAP_PASSWORD_HASHES": "true",
 })
 
 from sqlalchemy import create_engine, text  # noqa: E402
@@ -28,6 +33,11 @@ from guardsvc import create_app  # noqa: E402
 from guardsvc.extensions import db  # noqa: E402
 
 pytest_plugins = ["tests.factories", "tests.live"]
+PRODUCTION_HASHING = "production_password_hashing"
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", f"{PRODUCTION_HASHING}: hash passwords at production cost in this test")
 
 
 def _reset_postgres(url):
@@ -64,6 +74,14 @@ def _clean_tables(request):
         with db.engine.begin() as conn:
             for table in reversed(db.metadata.sorted_tables):
                 conn.execute(table.delete())
+
+
+@pytest.fixture(autouse=True)
+def _password_hashing(request):
+    """Production hashing costs for the tests marked ``production_password_hashing``."""
+    if request.node.get_closest_marker(PRODUCTION_HASHING):
+        app = request.getfixturevalue("app")
+        request.getfixturevalue("monkeypatch").setitem(app.config, "TESTING_CHEAP_PASSWORD_HASHES", False)
 
 
 @pytest.fixture()
