@@ -27,6 +27,18 @@ def sign_in(client, user, password=PASSWORD):
     return response
 
 
+def sign_in_session(client, user, page="/banding"):
+    """Give ``client`` the session cookie /masuk would give ``user``; returns the session's CSRF token.
+
+    Skips the password step, for tests about what a signed-in session may do.
+    The token is read from ``page`` (one never blocked) the way a page script reads it.
+    """
+    with client.session_transaction() as session:
+        session["_user_id"] = user.get_id()
+        session["_fresh"] = True
+    return csrf_token(client, page)
+
+
 def text_of(response):
     return response.get_data(as_text=True)
 

@@ -1,6 +1,4 @@
 """Wrong second-step codes are rate limited per client IP and account (real server, limits on)."""
-import re
-
 import pytest
 import requests
 
@@ -8,6 +6,7 @@ from guardsvc.extensions import db
 from guardsvc.signin.models import LoginEvent
 from tests.factories import PASSWORD
 from tests.live import LiveServer
+from tests.pages_support import CSRF_META
 from tests.signin_support import enable_2fa, totp_code
 
 pytestmark = pytest.mark.live
@@ -68,13 +67,13 @@ def test_code_page_is_limited_too(app, limited_server, make_user):
     secret, _ = enable_2fa(app, user)
     browser = requests.Session()
     page = browser.get(limited_server.url + "/masuk", timeout=10).text
-    token = re.search(r'<meta name="csrf-token" content="([^"]+)">', page).group(1)
+    token = CSRF_META.search(page).group(1)
     step = browser.post(limited_server.url + "/masuk", timeout=10, allow_redirects=False,
                         data={"csrf_token": token, "email": user.email, "password": PASSWORD})
     assert step.headers["Location"] == "/masuk/kode"
     # A fresh session began at the password step (no fixation): the code page has its own token.
     page = browser.get(limited_server.url + "/masuk/kode", timeout=10).text
-    token = re.search(r'<meta name="csrf-token" content="([^"]+)">', page).group(1)
+    token = CSRF_META.search(page).group(1)
 
     def code(value):
         return browser.post(limited_server.url + "/masuk/kode", data={"csrf_token": token, "code": value},
