@@ -27,7 +27,7 @@ os.environ.update({
     "GUARDSVC_TESTING_CHEAP_PASSWORD_HASHES": "true",
 })
 
-from sqlalchemy import create_engine, text  # noqa: E402
+from sqlalchemy import create_engine, exists, literal, select, text, union_all  # noqa: E402
 
 from guardsvc import create_app  # noqa: E402
 from guardsvc.extensions import db  # noqa: E402
@@ -64,16 +64,29 @@ def app():
 
 @pytest.fixture(autouse=True)
 def _clean_tables(request):
-    """Every test starts with empty tables (live servers see the same database)."""
+    """Every test starts with empty tables (live servers see the same database).
+
+    One query finds the tables that hold rows, and only those are emptied: most
+    tests write to a few tables. DELETE, because TRUNCATE of every table costs
+    tens of milliseconds on PostgreSQL, many times more than this.
+    """
     yield
     if "app" not in request.fixturenames:
         return
     app = request.getfixturevalue("app")
     with app.app_context():
         db.session.remove()
+        tables = list(reversed(db.metadata.sorted_tables))
         with db.engine.begin() as conn:
-            for table in reversed(db.metadata.sorted_tables):
-                conn.execute(table.delete())
+            filled = set(conn.execute(_filled_tables_query(tables)).scalars())
+            for table in tables:
+                if table.name in filled:
+                    conn.execute(table.delete())
+
+
+def _filled_tables_query(tables):
+    probes = [select(literal(table.name)).where(exists().select_from(table)) for table in tables]
+    return union_all(*probes)
 
 
 @pytest.fixture(autouse=True)
