@@ -5,20 +5,10 @@ import requests
 from guardsvc.extensions import db
 from guardsvc.signin.models import LoginEvent
 from tests.factories import PASSWORD
-from tests.live import LiveServer
 from tests.pages_support import CSRF_META
 from tests.signin_support import enable_2fa, totp_code
 
 pytestmark = pytest.mark.live
-
-
-@pytest.fixture(scope="module")
-def limited_server(app):
-    server = LiveServer(workers=1, env={"GUARDSVC_RATELIMIT_ENABLED": "true",
-                                        "GUARDSVC_RATELIMIT_CODE": "3 per minute",
-                                        "GUARDSVC_RATELIMIT_AUTH": "100 per minute"})
-    yield server
-    server.stop()
 
 
 def ask(server, email, otp=None, password=PASSWORD):
