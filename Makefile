@@ -8,7 +8,7 @@ test:
 	scripts/test
 
 bench:
-	scripts/bootstrap && .venv/bin/python bench/blocks_lookup.py
+	scripts/bench
 
 clean:
 	rm -rf .venv instance/guardsvc.db* artifacts .pytest_cache

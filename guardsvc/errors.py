@@ -11,6 +11,7 @@ from sqlalchemy.exc import DBAPIError, OperationalError, InterfaceError
 from werkzeug.exceptions import HTTPException
 
 from guardsvc import messages
+from guardsvc.transaction import abandon, keep_writes
 
 log = logging.getLogger(__name__)
 
@@ -20,6 +21,10 @@ class GuardError(Exception):
 
     status = 400
     message = messages.BAD_REQUEST
+    # A refusal normally undoes what the request wrote. One that was recorded on
+    # purpose (a wrong password or code in the sign-in history, a used code step)
+    # sets this, and the request commits those writes with the refusal.
+    keeps_writes = False
 
     def __init__(self, message=None, *, errors=None, extra=None, headers=None):
         super().__init__(message or self.message)
@@ -141,6 +146,8 @@ def render_failure(status, message, *, errors=None, extra=None, headers=None, er
 
 
 def _handle_guard_error(error):
+    if error.keeps_writes:
+        keep_writes()
     return render_failure(error.status, error.message, errors=error.errors, extra=error.extra,
                           headers=error.headers, error=error)
 
@@ -184,13 +191,13 @@ def is_connection_problem(error):
     return isinstance(error, DBAPIError) and bool(getattr(error, "connection_invalidated", False))
 
 
-def _handle_unexpected(error):
-    from guardsvc.extensions import db
+def render_unexpected(error):
+    """Answer an error nobody raised on purpose: 503 when the database is away, else 500."""
+    return _handle_unexpected(error)
 
-    try:
-        db.session.rollback()
-    except Exception:  # pragma: no cover - the connection may be gone
-        log.warning("rollback after failure also failed", exc_info=True)
+
+def _handle_unexpected(error):
+    abandon()
     if is_connection_problem(error):
         log.error("database unavailable: %s", error.__class__.__name__, exc_info=True)
         return render_failure(503, messages.UNAVAILABLE, headers={"Retry-After": "5"}, error=error)

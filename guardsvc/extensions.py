@@ -8,6 +8,8 @@ from flask_wtf.csrf import CSRFProtect
 from sqlalchemy import MetaData
 from sqlalchemy.orm import DeclarativeBase
 
+from guardsvc.addresses import client_ip
+
 NAMING_CONVENTION = {
     "ix": "ix_%(table_name)s_%(column_0_N_name)s",
     "uq": "uq_%(table_name)s_%(column_0_N_name)s",
@@ -19,13 +21,6 @@ NAMING_CONVENTION = {
 
 class Base(DeclarativeBase):
     metadata = MetaData(naming_convention=NAMING_CONVENTION)
-
-
-def _client_ip_key():
-    # Imported lazily: identity depends on the request context only.
-    from guardsvc.identity import client_ip
-
-    return client_ip()
 
 
 def configured_limit(setting):
@@ -41,5 +36,5 @@ db = SQLAlchemy(model_class=Base)
 migrate = Migrate()
 login_manager = LoginManager()
 csrf = CSRFProtect()
-limiter = Limiter(key_func=_client_ip_key)
+limiter = Limiter(key_func=client_ip)
 mail = Mail()

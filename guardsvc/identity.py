@@ -1,10 +1,4 @@
-"""Who is calling: client IP (behind N trusted proxies), device id, local IP.
-
-The client IP is the TCP peer. ``X-Forwarded-For`` only counts when the
-operator sets ``GUARDSVC_PROXY_COUNT`` (werkzeug's ProxyFix then rewrites
-``remote_addr`` from exactly that many trusted hops).
-"""
-import ipaddress
+"""Who is calling: client IP (behind N trusted proxies), device id, local IP."""
 import re
 import uuid
 from dataclasses import dataclass
@@ -12,28 +6,13 @@ from dataclasses import dataclass
 from flask import current_app, g, request
 
 from guardsvc import messages
+from guardsvc.addresses import client_ip, normalize_ip  # noqa: F401 (re-exported)
 from guardsvc.errors import ValidationFailed
 
 DEVICE_ID_RE = re.compile(r"\A[A-Za-z0-9._:-]{1,64}\Z")
 DEVICE_HEADER = "X-Device-Id"
 LOCAL_IP_HEADER = "X-Local-Ip"
 USER_AGENT_MAX = 255
-
-
-def normalize_ip(value):
-    """Return the canonical text of an IP address (IPv4-mapped IPv6 becomes IPv4).
-
-    Raises ValueError when ``value`` is not an IP address.
-    """
-    if not isinstance(value, str):
-        raise ValueError("not a string")
-    text = value.strip()
-    if "%" in text:  # zone ids say nothing about the host
-        text = text.split("%", 1)[0]
-    address = ipaddress.ip_address(text)
-    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
-        address = address.ipv4_mapped
-    return str(address)
 
 
 def is_valid_device_id(value):
@@ -48,15 +27,6 @@ class Client:
     device_id: str | None
     local_ip: str | None
     user_agent: str | None
-
-
-def client_ip():
-    """The normalized client IP of the current request."""
-    try:
-        return normalize_ip(request.remote_addr or "")
-    except ValueError:
-        # Unix sockets and test clients may give no address at all.
-        return "0.0.0.0"
 
 
 def _header_device_id(errors):

@@ -6,7 +6,7 @@ from guardsvc import messages
 from guardsvc.accounts import service
 from guardsvc.accounts.auth import public_json
 from guardsvc.accounts.schemas import TokenRequestSchema, TokenSchema
-from guardsvc.extensions import configured_limit, db, limiter
+from guardsvc.extensions import configured_limit, limiter
 from guardsvc.identity import current_client
 from guardsvc.jsonio import json_body, ok
 from guardsvc.schema_fields import load_or_raise
@@ -32,7 +32,6 @@ def create_token():
     data = load_or_raise(TokenRequestSchema(), json_body())
     outcome = remember_outcome(sign_in_for_token(data["email"], data["password"], current_client(),
                                                  code=data.get("otp"), token_name=data.get("name")))
-    db.session.commit()  # the attempt is recorded even when it is refused
     if outcome.error:
         raise outcome.error
     return ok(201, message=messages.TOKEN_CREATED, token=outcome.token,
@@ -51,5 +50,4 @@ def list_tokens():
 def revoke_token(token_id):
     """Revoke one of the caller's tokens."""
     record = service.revoke_token(current_user, token_id)
-    db.session.commit()
     return ok(message=messages.TOKEN_REVOKED, data=token_schema.dump(record))

@@ -1,14 +1,13 @@
 """``flask users ...`` and ``flask tokens ...``."""
 import click
-from flask.cli import AppGroup
 
 from guardsvc.accounts import service
 from guardsvc.accounts.models import ROLES
 from guardsvc.cli_support import run_or_exit
-from guardsvc.extensions import db
+from guardsvc.transaction import CommandGroup
 
-users_cli = AppGroup("users", help="Manage accounts.")
-tokens_cli = AppGroup("tokens", help="Manage personal access tokens.")
+users_cli = CommandGroup("users", help="Manage accounts.")
+tokens_cli = CommandGroup("tokens", help="Manage personal access tokens.")
 
 
 @users_cli.command("create")
@@ -19,7 +18,6 @@ tokens_cli = AppGroup("tokens", help="Manage personal access tokens.")
 def create_user(email, name, password, role):
     """Create an account."""
     user = run_or_exit(service.create_user, email, name, password, role)
-    db.session.commit()
     click.echo(f"created {user.role} {user.email} (id {user.id})")
 
 
@@ -32,6 +30,5 @@ def create_token(email, name):
     if user is None:
         raise click.ClickException(f"no account with e-mail {email}")
     plain, record = service.create_token(user, name)
-    db.session.commit()
     click.echo(f"token {record.name!r} (id {record.id}) for {user.email}:")
     click.echo(plain)

@@ -8,12 +8,13 @@ from guardsvc.accounts import service
 from guardsvc.accounts.account_page import render_account_page
 from guardsvc.accounts.auth import roles_required
 from guardsvc.accounts.schemas import TokenRequestSchema
-from guardsvc.extensions import configured_limit, db, limiter
+from guardsvc.extensions import configured_limit, limiter
 from guardsvc.identity import current_client
 from guardsvc.pages.forms import load_form
 from guardsvc.pages.navigation import safe_next
 from guardsvc.signin import pending
 from guardsvc.signin import service as signin_flow
+from guardsvc.transaction import keep_writes
 
 bp = Blueprint("account_pages", __name__)
 
@@ -49,7 +50,7 @@ def sign_in_submit():
     if errors:
         return _render_sign_in(values["email"], next_url, errors=errors, status=422)
     outcome = signin_flow.sign_in(data["email"], data["password"], current_client(), web=True)
-    db.session.commit()  # every attempt is recorded, refused ones too
+    keep_writes()  # every attempt is recorded, refused ones too
     if outcome.needs_code:
         return pending.begin_code_step(outcome.user, next_url)
     if outcome.error:
@@ -93,7 +94,6 @@ def create_token():
     if errors:
         return render_account_page(422, errors=errors, values=values, error_form="token")
     plain, _record = service.create_token(current_user, data.get("name"))
-    db.session.commit()
     return render_account_page(201, new_token=plain)
 
 
@@ -102,6 +102,5 @@ def create_token():
 def revoke_token(token_id):
     """Revoke one of the person's own tokens."""
     service.revoke_token(current_user, token_id)
-    db.session.commit()
     flash(messages.TOKEN_REVOKED, "success")
     return redirect(url_for(".account", _anchor="token"), code=303)

@@ -10,7 +10,6 @@ from guardsvc.audit import service as audit
 from guardsvc.audit.schemas import AuditEventSchema
 from guardsvc.blocks import service as blocks
 from guardsvc.blocks.schemas import BlockCreateSchema, BlockLiftSchema, BlockListQuerySchema, BlockSchema
-from guardsvc.extensions import db
 from guardsvc.identity import client_ip
 from guardsvc.jsonio import json_body, ok
 from guardsvc.listing import SearchQuerySchema, query_args
@@ -54,7 +53,6 @@ def create_block():
     data = load_or_raise(BlockCreateSchema(), json_body())
     block = blocks.create_block(network=data.pop("ip"), **data, actor=current_user,
                                 origin_ip=client_ip())
-    db.session.commit()
     return ok(201, message=messages.BLOCK_CREATED.format(reference=block.reference),
               data=BlockSchema().dump(block))
 
@@ -65,7 +63,6 @@ def lift_block(reference):
     data = load_or_raise(BlockLiftSchema(), json_body())
     block = blocks.lift_block(reference, actor=current_user, reason=data["reason"],
                               origin_ip=client_ip())
-    db.session.commit()
     return ok(message=messages.BLOCK_LIFTED.format(reference=block.reference),
               data=BlockSchema().dump(block))
 

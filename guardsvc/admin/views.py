@@ -12,7 +12,6 @@ from guardsvc.audit import service as audit
 from guardsvc.blocks import service as blocks
 from guardsvc.blocks.schemas import BlockCreateSchema, BlockLiftSchema, BlockListQuerySchema
 from guardsvc.errors import InvalidState
-from guardsvc.extensions import db
 from guardsvc.identity import client_ip
 from guardsvc.listing import SearchQuerySchema, query_args
 from guardsvc.pages.forms import load_form
@@ -66,7 +65,6 @@ def decide(ticket_number):
     try:
         decided = appeals.decide_ticket(ticket_number, data["action"], actor=current_user,
                                         notes=data["admin_notes"], origin_ip=client_ip())
-        db.session.commit()
     except InvalidState as conflict:
         flash(conflict.message, "error")
         return redirect(url_for(".ticket", ticket_number=ticket_number), code=303)
@@ -93,7 +91,6 @@ def add_block():
     if errors:
         return _render_blocks(values=values, errors=errors, status=422)
     block = blocks.create_block(network=data.pop("ip"), **data, actor=current_user, origin_ip=client_ip())
-    db.session.commit()
     flash(messages.BLOCK_CREATED.format(reference=block.reference), "success")
     return redirect(url_for(".block_list"), code=303)
 
@@ -107,7 +104,6 @@ def lift_block(reference):
         return redirect(url_for(".block_list"), code=303)
     try:
         block = blocks.lift_block(reference, actor=current_user, reason=data["reason"], origin_ip=client_ip())
-        db.session.commit()
     except InvalidState as conflict:
         flash(conflict.message, "error")
         return redirect(url_for(".block_list"), code=303)

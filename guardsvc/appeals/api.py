@@ -7,7 +7,7 @@ from guardsvc.accounts.auth import public_json, roles_required
 from guardsvc.appeals import service
 from guardsvc.appeals.schemas import (TicketDecisionSchema, TicketStatusSchema, TicketSubmitSchema,
                                       TicketSubmittedSchema)
-from guardsvc.extensions import configured_limit, db, limiter
+from guardsvc.extensions import configured_limit, limiter
 from guardsvc.identity import client_ip, current_client
 from guardsvc.jsonio import json_body, ok
 from guardsvc.schema_fields import load_or_raise
@@ -22,7 +22,6 @@ def submit():
     """Submit an unblock appeal for the calling client (no account needed)."""
     data = load_or_raise(TicketSubmitSchema(), json_body())
     ticket = service.submit_ticket(current_client(), **data)
-    db.session.commit()
     return ok(201, message=messages.TICKET_SUBMITTED, ticket_number=ticket.ticket_number,
               data=TicketSubmittedSchema().dump(ticket))
 
@@ -41,6 +40,5 @@ def respond(ticket_number):
     data = load_or_raise(TicketDecisionSchema(), json_body())
     ticket = service.decide_ticket(ticket_number, data["action"], actor=current_user,
                                    notes=data.get("admin_notes"), origin_ip=client_ip())
-    db.session.commit()
     return ok(message=service.decision_message(ticket),
               data=TicketStatusSchema().dump(ticket))

@@ -1,14 +1,13 @@
 """``flask tickets ...``."""
 import click
-from flask.cli import AppGroup
 
 from guardsvc.appeals import service
 from guardsvc.appeals.models import STATUSES
 from guardsvc.cli_support import run_or_exit
 from guardsvc.clock import isoformat
-from guardsvc.extensions import db
+from guardsvc.transaction import CommandGroup
 
-tickets_cli = AppGroup("tickets", help="Review unblock appeal tickets.")
+tickets_cli = CommandGroup("tickets", help="Review unblock appeal tickets.")
 
 
 @tickets_cli.command("list")
@@ -34,5 +33,4 @@ def decide(ticket, action, notes):
     if action is None:
         raise click.UsageError("say --approve or --reject")
     result = run_or_exit(service.decide_ticket, ticket, action, notes=notes)
-    db.session.commit()
     click.echo(f"{result.ticket_number} {result.status}: {result.admin_notes}")

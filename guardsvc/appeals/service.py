@@ -47,12 +47,12 @@ def submit_ticket(client, *, name, email, reason, phone=None):
             reason=reason, ip_address=client.ip_address, device_id=client.device_id,
             local_ip=client.local_ip, user_agent=client.user_agent,
             block_id=block.id if block else None, status="pending", created_at=clock.utcnow())
-        db.session.add(ticket)
         try:
-            db.session.flush()
+            with db.session.begin_nested():
+                db.session.add(ticket)
             return ticket
         except IntegrityError:
-            db.session.rollback()
+            pass
     raise RuntimeError("could not store the ticket")  # pragma: no cover
 
 
@@ -92,7 +92,6 @@ def decide_ticket(ticket_number, action, *, actor=None, notes=None, origin_ip=No
         .execution_options(synchronize_session=False)
     ).rowcount
     if changed != 1:
-        db.session.rollback()
         raise InvalidState(messages.TICKET_NOT_PENDING)
     db.session.refresh(ticket)
     lifted = []

@@ -7,9 +7,10 @@ from guardsvc.appeals import service
 from guardsvc.appeals.schemas import TicketSubmitSchema
 from guardsvc.blocks.service import REFERENCE_PREFIX
 from guardsvc.errors import Cooldown, NotFound, is_connection_problem
-from guardsvc.extensions import configured_limit, db, limiter
+from guardsvc.extensions import configured_limit, limiter
 from guardsvc.identity import current_client
 from guardsvc.pages.forms import load_form
+from guardsvc.transaction import abandon
 
 bp = Blueprint("appeal_pages", __name__, url_prefix="/banding")
 
@@ -43,24 +44,16 @@ def submit_appeal():
         return _render_form(values, errors=errors, status=422)
     try:
         ticket = service.submit_ticket(current_client(), **data)
-        db.session.commit()
     except Cooldown as cooldown:
         return render_template("appeals/cooldown.html", ticket_number=cooldown.ticket_number), 429
     except SQLAlchemyError as error:
         if not is_connection_problem(error):
             raise
-        _rollback_quietly()
+        abandon()
         current_app.logger.error("appeal form: database unavailable", exc_info=True)
         return _render_form(values, unavailable=True, status=503)
     session[SUBMITTED_KEY] = ticket.ticket_number
     return redirect(url_for(".submitted"), code=303)
-
-
-def _rollback_quietly():
-    try:
-        db.session.rollback()
-    except SQLAlchemyError:  # the connection is gone; the session is discarded anyway
-        pass
 
 
 @bp.get("/terkirim")

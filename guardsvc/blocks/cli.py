@@ -1,16 +1,15 @@
 """``flask blocks ...``."""
 import click
-from flask.cli import AppGroup
 
 from guardsvc import clock
 from guardsvc.blocks import service
 from guardsvc.blocks.schemas import BlockCreateSchema
 from guardsvc.cli_support import run_or_exit
 from guardsvc.clock import isoformat
-from guardsvc.extensions import db
 from guardsvc.schema_fields import load_or_raise
+from guardsvc.transaction import CommandGroup
 
-blocks_cli = AppGroup("blocks", help="Block and unblock IPs, CIDR ranges and devices.")
+blocks_cli = CommandGroup("blocks", help="Block and unblock IPs, CIDR ranges and devices.")
 
 
 @blocks_cli.command("add")
@@ -25,7 +24,6 @@ def add(ip, device_id, local_ip, reason, minutes):
     data = run_or_exit(load_or_raise, BlockCreateSchema(),
                        {key: value for key, value in raw.items() if value is not None})
     block = run_or_exit(service.create_block, network=data.pop("ip"), **data)
-    db.session.commit()
     click.echo(f"blocked {block.target} until {isoformat(block.expires_at) or 'lifted'}:")
     click.echo(block.reference)
 
@@ -36,7 +34,6 @@ def add(ip, device_id, local_ip, reason, minutes):
 def lift(reference, reason):
     """Lift a block by its reference."""
     block = run_or_exit(service.lift_block, reference, reason=reason)
-    db.session.commit()
     click.echo(f"lifted {block.reference} ({block.target})")
 
 

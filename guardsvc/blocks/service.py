@@ -148,7 +148,6 @@ def lift_block(reference, *, actor=None, reason=None, origin_ip=None):
     """Lift one block by reference; the row stays with who, when and why. Already lifted: 409."""
     block = get_block(reference)
     if not _mark_lifted(block, actor, reason, clock.utcnow()):
-        db.session.rollback()
         raise InvalidState(messages.BLOCK_NOT_ACTIVE)
     record_event("block.lifted", block.reference, actor=actor, ip_address=origin_ip,
                  details={"target": block.target, "reason": reason})

@@ -5,13 +5,13 @@ import threading
 
 import click
 from flask import current_app
-from flask.cli import AppGroup
 
 from guardsvc.extensions import db
 from guardsvc.outbox import delivery
+from guardsvc.transaction import CommandGroup
 
 log = logging.getLogger("guardsvc.mail")
-mail_cli = AppGroup("mail", help="Deliver queued e-mail.")
+mail_cli = CommandGroup("mail", help="Deliver queued e-mail.")
 
 
 def _summary(report):

@@ -7,7 +7,6 @@ from guardsvc.accounts.account_page import render_account_page
 from guardsvc.accounts.auth import roles_required
 from guardsvc.accounts.views import start_session
 from guardsvc.errors import ValidationFailed
-from guardsvc.extensions import db
 from guardsvc.signin import account
 from guardsvc.twofactor import service as twofactor
 
@@ -40,7 +39,6 @@ def _recovery_codes_page(codes, status=200):
 
 
 def _form_failure(failure, form_name):
-    db.session.rollback()
     return render_account_page(422, errors=failure.errors, error_form=form_name)
 
 
@@ -49,7 +47,6 @@ def _form_failure(failure, form_name):
 def begin_2fa():
     """Start setting up 2FA: a new secret, shown as a QR code on /akun."""
     twofactor.begin_enrolment(current_user, restart=True)
-    db.session.commit()
     return _back()
 
 
@@ -58,7 +55,6 @@ def begin_2fa():
 def cancel_2fa():
     """Abandon a set-up that was never confirmed."""
     twofactor.cancel_enrolment(current_user)
-    db.session.commit()
     return _back()
 
 
@@ -70,7 +66,6 @@ def confirm_2fa():
         codes = twofactor.confirm_enrolment(current_user, request.form.get("code", ""))
     except ValidationFailed as failure:
         return _form_failure(failure, "totp-confirm")
-    db.session.commit()
     return _recovery_codes_page(codes, 201)
 
 
@@ -82,7 +77,6 @@ def regenerate_codes():
         codes = twofactor.regenerate_recovery_codes(current_user, request.form.get("password", ""))
     except ValidationFailed as failure:
         return _form_failure(failure, "totp-codes")
-    db.session.commit()
     return _recovery_codes_page(codes, 201)
 
 
@@ -94,7 +88,6 @@ def disable_2fa():
         twofactor.disable(current_user, request.form.get("password", ""))
     except ValidationFailed as failure:
         return _form_failure(failure, "totp-disable")
-    db.session.commit()
     flash(messages.TOTP_DISABLED, "success")
     return _back()
 
@@ -104,7 +97,6 @@ def disable_2fa():
 def sign_out_everywhere():
     """End every session of this account, this one included."""
     account.sign_out_everywhere(current_user)
-    db.session.commit()
     logout_user()
     session.clear()
     flash(messages.SIGNED_OUT_EVERYWHERE, "success")
@@ -131,9 +123,7 @@ def password_submit():
         user = account.change_password(current_user, form.get("current_password", ""),
                                        form.get("new_password", ""), form.get("confirmation", ""))
     except ValidationFailed as failure:
-        db.session.rollback()
         return _render_password_form(failure.errors, 422)
-    db.session.commit()
     start_session(user)  # a fresh session cookie carrying the new epoch
     flash(messages.PASSWORD_CHANGED, "success")
     return _back("keamanan")

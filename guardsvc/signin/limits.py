@@ -9,9 +9,10 @@ import logging
 from flask import current_app, g
 
 from guardsvc.errors import GuardError
-from guardsvc.extensions import db, limiter
+from guardsvc.extensions import limiter
 from guardsvc.identity import client_ip, current_client
 from guardsvc.signin.service import record_lockout
+from guardsvc.transaction import keep_writes
 
 log = logging.getLogger(__name__)
 SCOPE = "signin-code"
@@ -35,9 +36,9 @@ def code_attempt_limit(account_email):
     def on_breach(_limit):
         try:
             record_lockout(current_client(), account_email())
-            db.session.commit()
+            keep_writes()  # the 429 answer keeps the recorded lockout
         except GuardError:  # malformed identity headers: the 429 still stands
-            db.session.rollback()
+            pass
         return None
 
     return limiter.shared_limit(lambda: current_app.config["RATELIMIT_CODE"], scope=SCOPE,

@@ -102,6 +102,8 @@ def _succeed(user, client, email, result):
 
 
 def _refuse(result, client, email, user, error):
+    # The refusal is on record (history row, used code step): the request keeps it.
+    error.keeps_writes = True
     return SignInOutcome(record_attempt(result, client, email, user), user, error)
 
 

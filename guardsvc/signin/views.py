@@ -3,12 +3,12 @@ from flask import Blueprint, flash, redirect, render_template, request, url_for
 
 from guardsvc import messages
 from guardsvc.accounts.views import start_session
-from guardsvc.extensions import db
 from guardsvc.identity import current_client
 from guardsvc.pages.navigation import safe_next
 from guardsvc.signin import pending
 from guardsvc.signin.limits import code_attempt_limit, remember_outcome
 from guardsvc.signin.service import sign_in_with_code
+from guardsvc.transaction import keep_writes
 
 bp = Blueprint("signin_pages", __name__)
 
@@ -42,7 +42,7 @@ def code_submit():
     outcome = remember_outcome(sign_in_with_code(state["user_id"], state["epoch"],
                                                  request.form.get("code", ""), current_client(),
                                                  trust_this_device=trust))
-    db.session.commit()  # the attempt is recorded even when it is refused
+    keep_writes()  # the attempt is recorded even when it is refused
     if outcome.signed_in:
         start_session(outcome.user)
         return redirect(safe_next(state["next"], default=url_for("account_pages.account")), code=303)

@@ -4,7 +4,6 @@ from flask_login import current_user
 
 from guardsvc import messages
 from guardsvc.accounts.auth import roles_required
-from guardsvc.extensions import db
 from guardsvc.identity import current_client
 from guardsvc.jsonio import json_body, ok
 from guardsvc.schema_fields import load_or_raise
@@ -22,7 +21,6 @@ def save_my_ip():
     data = load_or_raise(SaveMyIpSchema(), json_body())
     client = current_client()
     record, created = service.trust_device(current_user, client, data.get("device_name"))
-    db.session.commit()
     template = messages.TRUSTED_IP_SAVED if created else messages.TRUSTED_IP_REFRESHED
     return ok(201 if created else 200, message=template.format(ip=record.ip_address),
               data=record_schema.dump(record))
@@ -40,7 +38,6 @@ def list_trusted_ips():
 def revoke_trusted_ip(record_id):
     """Revoke one of the caller's trusted IP records."""
     record = service.revoke(service.get_own(current_user, record_id))
-    db.session.commit()
     return ok(message=messages.TRUSTED_IP_REVOKED, data=record_schema.dump(record))
 
 

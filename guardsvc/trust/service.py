@@ -39,12 +39,14 @@ def trust_device(user, client, device_name=None):
         record = TrustedIp(user_id=user.id, ip_address=client.ip_address, device_id=client.device_id,
                            local_ip=client.local_ip, device_name=name,
                            operating_system=client.user_agent, is_active=True)
-        db.session.add(record)
         try:
-            db.session.flush()
+            # Only the insert is undone when a concurrent first save wins the race;
+            # whatever the request wrote before (a sign-in's history) stays.
+            with db.session.begin_nested():
+                db.session.add(record)
             return record, True
         except IntegrityError:
-            db.session.rollback()
+            pass
     raise RuntimeError("trusted IP neither inserted nor found")  # pragma: no cover
 
 

@@ -5,7 +5,6 @@ from flask_login import current_user
 from guardsvc import messages
 from guardsvc.accounts.account_page import render_account_page
 from guardsvc.accounts.auth import roles_required
-from guardsvc.extensions import db
 from guardsvc.identity import current_client
 from guardsvc.pages.forms import load_form
 from guardsvc.trust import service
@@ -36,7 +35,6 @@ def trust_this_device():
     if errors:
         return render_account_page(422, errors=errors, values=values, error_form="trust")
     record, created = service.trust_device(current_user, current_client(), data.get("device_name"))
-    db.session.commit()
     template = messages.TRUSTED_IP_SAVED if created else messages.TRUSTED_IP_REFRESHED
     return _back_to_devices(template.format(ip=record.ip_address))
 
@@ -50,7 +48,6 @@ def rename_device(record_id):
     if errors:
         return render_account_page(422, errors=errors, values=values, error_form=f"rename-{record.id}")
     service.rename(record, data["device_name"])
-    db.session.commit()
     return _back_to_devices(messages.DEVICE_RENAMED)
 
 
@@ -59,5 +56,4 @@ def rename_device(record_id):
 def revoke_device(record_id):
     """Stop trusting one of the person's devices (the record stays, marked revoked)."""
     service.revoke(service.get_own(current_user, record_id))
-    db.session.commit()
     return _back_to_devices(messages.TRUSTED_IP_REVOKED)
