@@ -17,11 +17,16 @@ def make_user(app):
     def make(role="user", email=None, name="Pengguna Uji", password=PASSWORD):
         with app.app_context():
             user = accounts.create_user(email or f"user{next(_counter)}@example.com", name, password, role)
-            db.session.commit()
-            db.session.refresh(user)
-            db.session.expunge(user)
-            return user
+            return _committed(user)
     return make
+
+
+def _committed(record):
+    """Commit, then hand ``record`` out loaded and detached, usable after its app context ends."""
+    db.session.commit()
+    db.session.refresh(record)
+    db.session.expunge(record)
+    return record
 
 
 @pytest.fixture()
@@ -69,11 +74,8 @@ def make_ticket(app):
 
     def make(ip="198.51.100.7", device=None, local_ip=None, user_agent="pytest", **fields):
         with app.app_context():
-            ticket = appeals.submit_ticket(Client(ip, device, local_ip, user_agent), **submit_body(**fields))
-            db.session.commit()
-            db.session.refresh(ticket)
-            db.session.expunge(ticket)
-            return ticket
+            client = Client(ip, device, local_ip, user_agent)
+            return _committed(appeals.submit_ticket(client, **submit_body(**fields)))
     return make
 
 
