@@ -75,8 +75,9 @@ def live_server(app):
 def limited_server(app):
     """A gunicorn with rate limits on, counted in Redis so that its three workers share them.
 
-    The key prefix is this server's own, so no other run's counts (or a rerun's) leak in.
-    Tests keep to their own limits: submissions, status checks and codes each have one.
+    The key prefix is this server's own, so no other run's counts leak in. Its tests
+    stay apart by what the limits count: status checks from this machine (one test
+    only), wrong codes per account (a new account in each test).
     """
     server = LiveServer(workers=3, env={
         "GUARDSVC_RATELIMIT_ENABLED": "true",
