@@ -91,6 +91,8 @@ def load_settings(instance_path):
         "RATELIMIT_SUBMIT": _env("RATELIMIT_SUBMIT", "20 per minute;200 per day"),
         "RATELIMIT_AUTH": _env("RATELIMIT_AUTH", "10 per minute"),
         "RATELIMIT_CHECK": _env("RATELIMIT_CHECK", "60 per minute"),
+        "PENDING_PER_IP": _env_int("PENDING_PER_IP", 5),
+        "APPEAL_MIN_FILL_SECONDS": _env_int("APPEAL_MIN_FILL_SECONDS", 3),
         "TRUST_LIFETIME_DAYS": _env_int("TRUST_LIFETIME_DAYS", 0),
         "MAIL_SERVER": _env("MAIL_SERVER"),
         "MAIL_PORT": _env_int("MAIL_PORT", 25),

@@ -90,6 +90,13 @@ class Cooldown(GuardError):
         self.ticket_number = ticket_number
 
 
+class TooManyPending(GuardError):
+    """Too many appeals from the caller's network are waiting (no ticket number: not theirs)."""
+
+    status = 429
+    message = messages.TICKET_NETWORK_CEILING
+
+
 class Blocked(GuardError):
     """The calling client is under an active block."""
 

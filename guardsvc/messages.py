@@ -49,6 +49,10 @@ TICKET_SUBMITTED = "Permohonan pembukaan blokir berhasil diajukan."
 TICKET_COOLDOWN = (
     "Anda sudah memiliki tiket permohonan yang sedang diproses. Mohon tunggu review administrator."
 )
+TICKET_NETWORK_CEILING = ("Terlalu banyak permohonan dari jaringan Anda yang sedang menunggu peninjauan. "
+                          "Silakan coba lagi nanti.")
+APPEAL_FORM_REFUSED = ("Permohonan belum dapat dikirim. Mohon periksa isian Anda, tunggu sebentar, "
+                       "lalu kirim lagi.")
 TICKET_NOT_FOUND = "Nomor tiket tidak ditemukan."
 TICKET_NOT_PENDING = "Tiket ini sudah diputuskan sebelumnya dan tidak dapat diubah lagi."
 TICKET_APPROVED_DEFAULT_NOTES = "Permohonan disetujui."

@@ -23,6 +23,7 @@ os.environ.update({
     "GUARDSVC_DATABASE_URL": TEST_DATABASE_URL,
     "GUARDSVC_SECRET_KEY": "test-secret-key-not-for-production",
     "GUARDSVC_RATELIMIT_ENABLED": "false",
+    "GUARDSVC_APPEAL_MIN_FILL_SECONDS": "0",
     "GUARDSVC_LOG_LEVEL": "WARNING",
     "GUARDSVC_TESTING_CHEAP_PASSWORD_HASHES": "true",
 })

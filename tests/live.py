@@ -42,12 +42,13 @@ class LiveServer:
         self._wait()
 
     def _wait(self):
-        deadline = time.monotonic() + 30
+        # Generous: a busy machine may take a while to boot four workers.
+        deadline = time.monotonic() + 120
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
                 raise RuntimeError(f"gunicorn exited with {self.process.returncode}")
             try:
-                if requests.get(self.url + "/healthz", timeout=1).ok:
+                if requests.get(self.url + "/healthz", timeout=5).ok:
                     return
             except requests.RequestException:
                 time.sleep(0.05)

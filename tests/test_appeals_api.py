@@ -26,7 +26,7 @@ def test_submit_creates_pending_ticket_with_exact_fields(client):
 
 def test_second_submission_from_same_ip_gets_cooldown_with_existing_number(client):
     first = submit_ticket(client).get_json()["ticket_number"]
-    response = submit_ticket(client, device="other-device")
+    response = submit_ticket(client)
     assert response.status_code == 429
     body = response.get_json()
     assert body == {"success": False, "ticket_number": first, "message":

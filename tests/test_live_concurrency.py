@@ -74,6 +74,16 @@ def test_sixteen_simultaneous_submissions_from_one_device_on_many_ips_make_one_t
     assert count_tickets(app) == 1
 
 
+def test_devices_sharing_one_address_race_to_one_ticket_each(live_server, app):
+    devices = ["hp-1", "hp-2", "hp-3", "hp-4"]
+    results = all_at_once(16, lambda i: post(live_server, SUBMIT, submit_body(name=f"Klien {i}"),
+                                             headers={"X-Device-Id": devices[i % 4]}))
+    for device in devices:
+        assert_one_ticket([results[i] for i in range(16) if devices[i % 4] == device])
+    assert len({body["ticket_number"] for _, body in results}) == 4
+    assert count_tickets(app) == 4
+
+
 def test_concurrent_decisions_exactly_one_wins(live_server, app, bearer):
     status, body = post(live_server, SUBMIT, submit_body(), source_ip="127.0.0.50")
     assert status == 201

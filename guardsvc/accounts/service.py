@@ -4,6 +4,7 @@ import secrets
 from datetime import timedelta
 
 from sqlalchemy import select
+from sqlalchemy.orm import joinedload
 
 from guardsvc import clock, messages
 from guardsvc.accounts import passwords
@@ -75,8 +76,10 @@ def user_for_token(plain):
     """The active user owning this unrevoked token, or None."""
     if not plain or not plain.startswith(TOKEN_PREFIX) or len(plain) > 128:
         return None
+    # One statement: the token and its owner together (a bearer request is a hot path).
     record = db.session.scalar(
-        select(ApiToken).where(ApiToken.token_hash == hash_token(plain), ApiToken.revoked_at.is_(None)))
+        select(ApiToken).options(joinedload(ApiToken.user))
+        .where(ApiToken.token_hash == hash_token(plain), ApiToken.revoked_at.is_(None)))
     if record is None or not record.user.is_active:
         return None
     _touch_token(record)

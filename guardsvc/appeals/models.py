@@ -8,7 +8,7 @@ from guardsvc import clock
 from guardsvc.extensions import db
 
 STATUSES = ("pending", "approved", "rejected")
-PENDING_ONLY = text("status = 'pending'")
+PENDING_WITHOUT_DEVICE = text("status = 'pending' AND device_id IS NULL")
 PENDING_WITH_DEVICE = text("status = 'pending' AND device_id IS NOT NULL")
 
 
@@ -16,10 +16,12 @@ class UnblockTicket(db.Model):
     __tablename__ = "unblock_tickets"
     __table_args__ = (
         CheckConstraint("status IN ('pending', 'approved', 'rejected')", name="status"),
-        # The cooldown rule lives in the database: one pending ticket per IP and
-        # per device id, whatever the number of workers or machines.
+        # The cooldown rule lives in the database, whatever the number of workers
+        # or machines: one pending ticket per device id, and one per IP address
+        # among clients that name no device. A device never waits for another
+        # device's ticket, even on a shared address (NAT, campus, office).
         Index("uq_unblock_tickets_pending_ip", "ip_address", unique=True,
-              sqlite_where=PENDING_ONLY, postgresql_where=PENDING_ONLY),
+              sqlite_where=PENDING_WITHOUT_DEVICE, postgresql_where=PENDING_WITHOUT_DEVICE),
         Index("uq_unblock_tickets_pending_device", "device_id", unique=True,
               sqlite_where=PENDING_WITH_DEVICE, postgresql_where=PENDING_WITH_DEVICE),
         Index("ix_unblock_tickets_status_created_at", "status", "created_at"),

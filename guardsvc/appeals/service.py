@@ -1,7 +1,8 @@
 """Unblock appeals: submitting, looking up and deciding tickets."""
 from datetime import datetime, time, timedelta
 
-from sqlalchemy import func, or_, select, update
+from flask import current_app
+from sqlalchemy import and_, func, or_, select, update
 from sqlalchemy.exc import IntegrityError
 
 from guardsvc import clock, codes, messages
@@ -9,7 +10,7 @@ from guardsvc.appeals.models import STATUSES, UnblockTicket
 from guardsvc.appeals.notify import queue_decision_mail
 from guardsvc.audit.service import record_event
 from guardsvc.blocks.service import find_active_block, lift_blocks_matching
-from guardsvc.errors import Cooldown, InvalidState, NotFound
+from guardsvc.errors import Cooldown, InvalidState, NotFound, TooManyPending
 from guardsvc.extensions import db
 from guardsvc.listing import contains_text, paginate
 
@@ -20,28 +21,46 @@ DEFAULT_NOTES = {"approved": messages.TICKET_APPROVED_DEFAULT_NOTES,
                  "rejected": messages.TICKET_REJECTED_DEFAULT_NOTES}
 
 
-def pending_ticket_for(client):
-    """The pending ticket of this client (same IP, or same device id when sent), or None."""
-    same_client = UnblockTicket.ip_address == client.ip_address
+def _same_client(client):
+    """Who "the client" is for the cooldown: its device when it names one, else its IP.
+
+    Device-less tickets are the only ones an IP address stands for, so a pending
+    ticket of one device never holds back (nor is shown to) another device on a
+    shared address.
+    """
     if client.device_id:
-        same_client = or_(same_client, UnblockTicket.device_id == client.device_id)
+        return UnblockTicket.device_id == client.device_id
+    return and_(UnblockTicket.ip_address == client.ip_address, UnblockTicket.device_id.is_(None))
+
+
+def pending_ticket_for(client):
+    """This client's own pending ticket, or None."""
     return db.session.scalar(select(UnblockTicket).where(
-        UnblockTicket.status == "pending", same_client).order_by(UnblockTicket.id).limit(1))
+        UnblockTicket.status == "pending", _same_client(client)).limit(1))
+
+
+def _pending_on_network(ip_address):
+    return db.session.scalar(select(func.count()).select_from(UnblockTicket).where(
+        UnblockTicket.ip_address == ip_address, UnblockTicket.status == "pending"))
 
 
 def submit_ticket(client, *, name, email, reason, phone=None):
-    """Open a pending ticket for ``client``; raise Cooldown while one is pending.
+    """Open a pending ticket for ``client``; raise Cooldown while its own one is pending.
 
     The partial unique indexes on pending tickets are what enforce the rule:
-    when two submissions race, the loser's insert fails and it answers with the
-    winner's ticket. A failed insert that no pending ticket explains was a
-    ticket-number collision, and is retried with a new number.
+    the insert is tried first, and when it fails (a pending ticket of this
+    client exists, or two submissions raced) the answer names the client's own
+    ticket. A failed insert that no pending ticket explains was a ticket-number
+    collision, and is retried with a new number. Beyond ``PENDING_PER_IP``
+    pending tickets from one address, new clients there wait (TooManyPending):
+    spam from one address is priced out without a CAPTCHA.
     """
-    for _ in range(MAX_ATTEMPTS):
+    ceiling = current_app.config["PENDING_PER_IP"]
+    if ceiling and _pending_on_network(client.ip_address) >= ceiling:
         existing = pending_ticket_for(client)
-        if existing is not None:
-            raise Cooldown(existing.ticket_number)
-        block = find_active_block(client.ip_address, client.device_id, client.local_ip)
+        raise Cooldown(existing.ticket_number) if existing else TooManyPending()
+    block = find_active_block(client.ip_address, client.device_id, client.local_ip)
+    for _ in range(MAX_ATTEMPTS):
         ticket = UnblockTicket(
             ticket_number=codes.new_code(TICKET_PREFIX), name=name, email=email, phone=phone,
             reason=reason, ip_address=client.ip_address, device_id=client.device_id,
@@ -52,7 +71,9 @@ def submit_ticket(client, *, name, email, reason, phone=None):
                 db.session.add(ticket)
             return ticket
         except IntegrityError:
-            pass
+            existing = pending_ticket_for(client)
+            if existing is not None:
+                raise Cooldown(existing.ticket_number) from None
     raise RuntimeError("could not store the ticket")  # pragma: no cover
 
 

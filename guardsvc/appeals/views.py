@@ -2,11 +2,11 @@
 from flask import Blueprint, current_app, redirect, render_template, request, session, url_for
 from sqlalchemy.exc import SQLAlchemyError
 
-from guardsvc import codes
-from guardsvc.appeals import service
+from guardsvc import codes, messages
+from guardsvc.appeals import service, spam
 from guardsvc.appeals.schemas import TicketSubmitSchema
 from guardsvc.blocks.service import REFERENCE_PREFIX
-from guardsvc.errors import Cooldown, NotFound, is_connection_problem
+from guardsvc.errors import Cooldown, NotFound, TooManyPending, is_connection_problem
 from guardsvc.extensions import configured_limit, limiter
 from guardsvc.identity import current_client
 from guardsvc.pages.forms import load_form
@@ -20,9 +20,10 @@ SUBMITTED_KEY = "appeal_ticket"
 TICKET_QUERY_MAX = 64
 
 
-def _render_form(values, *, errors=None, unavailable=False, reference=None, status=200):
-    return render_template("appeals/form.html", values=values, errors=errors,
-                           unavailable=unavailable, reference=reference), status
+def _render_form(values, *, errors=None, unavailable=False, refused=None, reference=None, status=200):
+    return render_template("appeals/form.html", values=values, errors=errors, unavailable=unavailable,
+                           refused=refused, reference=reference, stamp=spam.form_stamp(),
+                           honeypot=spam.HONEYPOT_FIELD, stamp_field=spam.STAMP_FIELD), status
 
 
 @bp.get("")
@@ -42,10 +43,14 @@ def submit_appeal():
     data, errors, values = load_form(TicketSubmitSchema(), request.form, FIELDS)
     if errors:
         return _render_form(values, errors=errors, status=422)
+    if spam.looks_automated(request.form):
+        return _render_form(values, refused=messages.APPEAL_FORM_REFUSED, status=422)
     try:
         ticket = service.submit_ticket(current_client(), **data)
     except Cooldown as cooldown:
         return render_template("appeals/cooldown.html", ticket_number=cooldown.ticket_number), 429
+    except TooManyPending as ceiling:
+        return _render_form(values, refused=ceiling.message, status=429)
     except SQLAlchemyError as error:
         if not is_connection_problem(error):
             raise
