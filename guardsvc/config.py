@@ -1,4 +1,5 @@
 """Settings. The only module that reads ``os.environ`` (``GUARDSVC_*``)."""
+import logging
 import os
 import secrets
 from pathlib import Path
@@ -46,6 +47,16 @@ def shared_secret_key(instance_path):
     return path.read_text().strip()
 
 
+def _cheap_password_hashes_for_tests():
+    """The test suite's switch to the smallest Argon2id costs; loud, so it is never on unnoticed."""
+    on = _env_bool("TESTING_CHEAP_PASSWORD_HASHES", False)
+    if on:
+        logging.getLogger(__name__).warning(
+            "GUARDSVC_TESTING_CHEAP_PASSWORD_HASHES is on: passwords are hashed with test-only costs "
+            "that are easy to crack. Never set it outside a test suite.")
+    return on
+
+
 def load_settings(instance_path):
     """Build the Flask config mapping from ``GUARDSVC_*`` environment variables."""
     database_url = _env("DATABASE_URL") or "sqlite:///" + str(Path(instance_path) / "guardsvc.db")
@@ -61,6 +72,7 @@ def load_settings(instance_path):
         "BASE_URL": _env("BASE_URL", "http://127.0.0.1:8000").rstrip("/"),
         "BASE_URL_CONFIGURED": _env("BASE_URL") is not None,
         "MAX_CONTENT_LENGTH": 64 * 1024,
+        "TESTING_CHEAP_PASSWORD_HASHES": _cheap_password_hashes_for_tests(),
         "SESSION_COOKIE_HTTPONLY": True,
         "SESSION_COOKIE_SAMESITE": "Lax",
         "SESSION_COOKIE_SECURE": _env_bool("SESSION_COOKIE_SECURE", False),

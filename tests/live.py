@@ -1,5 +1,7 @@
-"""A real gunicorn server process for tests that need real concurrency."""
+"""Real gunicorn server processes for tests that need real concurrency, shared by the session."""
 import os
+import secrets
+import signal
 import socket
 import subprocess
 import sys
@@ -10,6 +12,7 @@ import pytest
 import requests
 
 ROOT = Path(__file__).resolve().parent.parent
+REDIS_URL = "redis://127.0.0.1:6379/0"
 
 
 def free_port():
@@ -19,14 +22,23 @@ def free_port():
 
 
 class LiveServer:
+    """``gunicorn wsgi:app`` with ``workers`` processes of four threads each, in a process group of its own.
+
+    The app is imported once and forked (``--preload``): a start then costs one
+    import instead of one per worker. Workers still are separate processes, each
+    opening its own database connections after the fork.
+    """
+
     def __init__(self, workers=4, env=None):
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         gunicorn = Path(sys.executable).with_name("gunicorn")
         self.process = subprocess.Popen(
             [str(gunicorn), "--bind", f"127.0.0.1:{self.port}", "--workers", str(workers),
-             "--worker-class", "gthread", "--threads", "4", "--log-level", "warning", "wsgi:app"],
-            cwd=ROOT, env={**os.environ, **(env or {})})
+             "--worker-class", "gthread", "--threads", "4", "--log-level", "warning", "--preload",
+             # The default control socket is one path for every gunicorn on the machine.
+             "--no-control-socket", "wsgi:app"],
+            cwd=ROOT, env={**os.environ, **(env or {})}, start_new_session=True)
         self._wait()
 
     def _wait(self):
@@ -39,20 +51,42 @@ class LiveServer:
                 if requests.get(self.url + "/healthz", timeout=5).ok:
                     return
             except requests.RequestException:
-                time.sleep(0.2)
+                time.sleep(0.05)
         raise RuntimeError("gunicorn did not start in time")
 
     def stop(self):
-        self.process.terminate()
+        # No test is about how gunicorn stops, and even its quick shutdown takes
+        # about two seconds a server: end the whole process group at once.
         try:
-            self.process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
+            os.killpg(self.process.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        self.process.wait()
 
 
 @pytest.fixture(scope="session")
 def live_server(app):
     """A gunicorn with four workers on the test database (schema already migrated)."""
     server = LiveServer()
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="session")
+def limited_server(app):
+    """A gunicorn with rate limits on, counted in Redis so that its three workers share them.
+
+    The key prefix is this server's own, so no other run's counts leak in. Its tests
+    stay apart by what the limits count: status checks from this machine (one test
+    only), wrong codes per account (a new account in each test).
+    """
+    server = LiveServer(workers=3, env={
+        "GUARDSVC_RATELIMIT_ENABLED": "true",
+        "GUARDSVC_RATELIMIT_STORAGE_URI": REDIS_URL,
+        "GUARDSVC_RATELIMIT_KEY_PREFIX": f"guardsvc-test-{secrets.token_hex(6)}",
+        "GUARDSVC_RATELIMIT_CHECK": "5 per minute",
+        "GUARDSVC_RATELIMIT_CODE": "3 per minute",
+        "GUARDSVC_RATELIMIT_AUTH": "100 per minute",
+    })
     yield server
     server.stop()

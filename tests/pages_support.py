@@ -2,9 +2,7 @@
 import re
 
 import pytest
-from argon2 import PasswordHasher
 
-from guardsvc.accounts import passwords
 from tests.factories import PASSWORD
 
 CSRF_META = re.compile(r'<meta name="csrf-token" content="([^"]+)">')
@@ -23,9 +21,22 @@ def post_form(client, path, data=None, *, page="/", **kwargs):
 
 
 def sign_in(client, user, password=PASSWORD):
+    """Sign in through the /masuk form, password and all."""
     response = post_form(client, "/masuk", {"email": user.email, "password": password}, page="/masuk")
     assert response.status_code == 303, response.get_data(as_text=True)
     return response
+
+
+def sign_in_session(client, user, page="/banding"):
+    """Give ``client`` the session cookie /masuk would give ``user``; returns the session's CSRF token.
+
+    Skips the password step, for tests about what a signed-in session may do.
+    The token is read from ``page`` (one never blocked) the way a page script reads it.
+    """
+    with client.session_transaction() as session:
+        session["_user_id"] = user.get_id()
+        session["_fresh"] = True
+    return csrf_token(client, page)
 
 
 def text_of(response):
@@ -33,6 +44,6 @@ def text_of(response):
 
 
 @pytest.fixture()
-def quick_passwords(monkeypatch):
-    """Argon2id with small costs: page tests sign in a lot, and hashing cost is not under test."""
-    monkeypatch.setattr(passwords, "_hasher", PasswordHasher(time_cost=1, memory_cost=8192, parallelism=1))
+def quick_passwords(app, monkeypatch):
+    """Cheap password hashing, which is every test's default already; kept for modules that ask for it."""
+    monkeypatch.setitem(app.config, "TESTING_CHEAP_PASSWORD_HASHES", True)

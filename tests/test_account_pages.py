@@ -7,13 +7,10 @@ from sqlalchemy import select
 from guardsvc.accounts.models import ApiToken
 from guardsvc.extensions import db
 from guardsvc.trust.models import TrustedIp
-from tests.pages_support import quick_passwords  # noqa: F401  (fixture)
 from tests.pages_support import post_form, sign_in, text_of
 
 CHROME_WINDOWS = ("Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) "
                   "Chrome/120.0 Safari/537.36")
-
-pytestmark = pytest.mark.usefixtures("quick_passwords")
 
 
 @pytest.fixture()

@@ -3,9 +3,8 @@ import re
 
 import pytest
 
-from tests.blocks_helpers import FREE_IP, from_ip, sign_in_session
-from tests.pages_support import csrf_token
-from tests.factories import submit_body
+from tests.blocks_helpers import FREE_IP, from_ip
+from tests.pages_support import sign_in_session
 
 TIMESTAMP = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$")
 ADMIN_ENDPOINTS = [
@@ -17,14 +16,6 @@ ADMIN_ENDPOINTS = [
     ("GET", "/api/admin/audit"),
     ("POST", "/api/guard/unblock-tickets/TKT-00000000/respond"),
 ]
-
-
-def submit(client, ip, device=None, **body):
-    headers = {"X-Device-Id": device} if device else {}
-    response = client.post("/api/guard/unblock-tickets/submit", json=submit_body(**body), headers=headers,
-                           **from_ip(ip))
-    assert response.status_code == 201
-    return response.get_json()["ticket_number"]
 
 
 @pytest.fixture()
@@ -45,10 +36,10 @@ def test_admin_endpoints_refuse_everyone_else(client, bearer, method, path):
 
 
 def test_admin_session_post_needs_csrf(client, make_user):
-    sign_in_session(client, make_user(role="admin"))
+    token = sign_in_session(client, make_user(role="admin"))
     body = {"ip": "203.0.113.9"}
     assert client.post("/api/admin/blocks", json=body).status_code == 400
-    response = client.post("/api/admin/blocks", json=body, headers={"X-CSRFToken": csrf_token(client)})
+    response = client.post("/api/admin/blocks", json=body, headers={"X-CSRFToken": token})
     assert response.status_code == 201
 
 
@@ -58,8 +49,8 @@ def test_decisions_are_post_only(client, admin, make_block):
         assert client.open(f"/api/admin/blocks/{ref}/lift", method=method, headers=admin).status_code == 405
 
 
-def test_ticket_queue_filters_counts_and_paginates(client, admin):
-    numbers = [submit(client, f"198.51.100.{i}", name=f"Pemohon {i}", email=f"p{i}@example.com")
+def test_ticket_queue_filters_counts_and_paginates(client, admin, make_ticket):
+    numbers = [make_ticket(f"198.51.100.{i}", name=f"Pemohon {i}", email=f"p{i}@example.com").ticket_number
                for i in range(1, 8)]
     client.post(f"/api/guard/unblock-tickets/{numbers[0]}/respond", json={"action": "reject"}, headers=admin)
     body = client.get("/api/admin/tickets?per_page=3&page=2", headers=admin).get_json()
@@ -84,12 +75,12 @@ def test_ticket_queue_validates_query(client, admin, query, field):
     assert field in response.get_json()["errors"]
 
 
-def test_ticket_detail_shows_everything_and_earlier_tickets(client, admin, make_block, bearer):
+def test_ticket_detail_shows_everything_and_earlier_tickets(client, admin, make_block, make_ticket):
     ref = make_block(network="203.0.113.0/24", reason="Spam")
-    first = submit(client, "203.0.113.5", device="dev-1")
+    first = make_ticket("203.0.113.5", device="dev-1").ticket_number
     client.post(f"/api/guard/unblock-tickets/{first}/respond", json={"action": "reject"}, headers=admin)
-    second = submit(client, "198.51.100.99", device="dev-1", phone="0811", reason="Tolong dibuka.")
-    submit(client, "198.51.100.100")
+    second = make_ticket("198.51.100.99", device="dev-1", phone="0811", reason="Tolong dibuka.").ticket_number
+    make_ticket("198.51.100.100")
     response = client.get(f"/api/admin/tickets/{second.lower()}", headers=admin)
     data = response.get_json()["data"]
     assert data["ticket_number"] == second and data["phone"] == "0811"
@@ -154,15 +145,15 @@ def test_create_block_validation(client, admin, body, field):
     assert field in response.get_json()["errors"]
 
 
-def test_audit_log_records_every_admin_action(client, bearer, runner, make_block):
+def test_audit_log_records_every_admin_action(client, bearer, runner, make_block, make_ticket):
     admin_user, admin = bearer("admin", email="boss@example.com")
     blocked = make_block(network="203.0.113.0/24")
-    number = submit(client, "203.0.113.5")
+    number = make_ticket("203.0.113.5").ticket_number
     client.post(f"/api/guard/unblock-tickets/{number}/respond", json={"action": "approve", "admin_notes": "Ok"},
                 headers=admin, **from_ip(FREE_IP))
     created = client.post("/api/admin/blocks", headers=admin, json={"device_id": "dev-1"}).get_json()["data"]
     client.post(f"/api/admin/blocks/{created['reference']}/lift", headers=admin, json={"reason": "Uji"})
-    other = submit(client, "198.51.100.50")
+    other = make_ticket("198.51.100.50").ticket_number
     assert runner.invoke(args=["tickets", "decide", other, "--reject"]).exit_code == 0
 
     body = client.get("/api/admin/audit?per_page=10", headers=admin).get_json()
@@ -180,8 +171,8 @@ def test_audit_log_records_every_admin_action(client, bearer, runner, make_block
     assert all(TIMESTAMP.match(e["created_at"]) for e in events)
 
 
-def test_failed_decision_writes_no_audit_entry(client, admin):
-    number = submit(client, "198.51.100.50")
+def test_failed_decision_writes_no_audit_entry(client, admin, make_ticket):
+    number = make_ticket("198.51.100.50").ticket_number
     url = f"/api/guard/unblock-tickets/{number}/respond"
     client.post(url, json={"action": "reject"}, headers=admin)
     assert client.post(url, json={"action": "approve"}, headers=admin).status_code == 409

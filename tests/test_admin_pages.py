@@ -3,19 +3,11 @@ import re
 
 import pytest
 
-from tests.blocks_helpers import from_ip, sign_in_session
-from tests.factories import submit_body
-from tests.pages_support import post_form, text_of
+from tests.blocks_helpers import from_ip
+from tests.pages_support import post_form, sign_in_session, text_of
 
 PAGES = ["/admin", "/admin/blokir", "/admin/audit", "/admin/masuk", "/admin/tiket/TKT-00000000"]
 POSTS = ["/admin/tiket/TKT-00000000/putuskan", "/admin/blokir", "/admin/blokir/BLK-00000000/buka"]
-
-
-def submit(client, ip, device=None, **body):
-    headers = {"X-Device-Id": device} if device else {}
-    response = client.post("/api/guard/unblock-tickets/submit", json=submit_body(**body), headers=headers,
-                           **from_ip(ip))
-    return response.get_json()["ticket_number"]
 
 
 @pytest.fixture()
@@ -47,8 +39,8 @@ def test_posts_need_admin_and_csrf(client, make_user, path):
     assert client.post(path, data={"action": "reject"}).status_code == 400
 
 
-def test_queue_lists_counts_filters_and_charts(admin_client):
-    numbers = [submit(admin_client, f"198.51.100.{i}", name=f"Pemohon {i}") for i in range(1, 4)]
+def test_queue_lists_counts_filters_and_charts(admin_client, make_ticket):
+    numbers = [make_ticket(f"198.51.100.{i}", name=f"Pemohon {i}").ticket_number for i in range(1, 4)]
     html = text_of(admin_client.get("/admin"))
     assert all(number in html for number in numbers)
     assert re.search(r"<strong>3</strong> Menunggu", html)
@@ -60,10 +52,10 @@ def test_queue_lists_counts_filters_and_charts(admin_client):
     assert "Halaman 2 dari 2" in paged and numbers[0] in paged and numbers[2] not in paged
 
 
-def test_ticket_page_shows_context_and_escapes_user_text(admin_client, make_block):
+def test_ticket_page_shows_context_and_escapes_user_text(admin_client, make_block, make_ticket):
     reference = make_block(network="198.51.100.0/24", reason="Spam")
-    number = submit(admin_client, "198.51.100.5", device="dev-1", name="<b>Budi</b>",
-                    reason="Baris satu\n<script>alert(1)</script>")
+    number = make_ticket("198.51.100.5", device="dev-1", name="<b>Budi</b>",
+                         reason="Baris satu\n<script>alert(1)</script>").ticket_number
     html = text_of(admin_client.get(f"/admin/tiket/{number.lower()}"))
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html and "<script>alert(1)" not in html
     assert "&lt;b&gt;Budi&lt;/b&gt;" in html
@@ -72,9 +64,9 @@ def test_ticket_page_shows_context_and_escapes_user_text(admin_client, make_bloc
     assert 'value="approve"' in html and 'value="reject"' in html
 
 
-def test_approve_from_page_lifts_blocks_and_records_audit(admin_client, make_block, app):
+def test_approve_from_page_lifts_blocks_and_records_audit(admin_client, make_block, make_ticket, app):
     reference = make_block(network="198.51.100.0/24")
-    number = submit(admin_client, "198.51.100.5")
+    number = make_ticket("198.51.100.5").ticket_number
     url = f"/admin/tiket/{number}/putuskan"
     response = post_form(admin_client, url, {"action": "approve", "admin_notes": "Maaf, salah blokir."},
                          page=f"/admin/tiket/{number}")
@@ -94,8 +86,8 @@ def test_approve_from_page_lifts_blocks_and_records_audit(admin_client, make_blo
     assert "sudah diputuskan" in text_of(admin_client.get(f"/admin/tiket/{number}"))
 
 
-def test_decision_form_errors_keep_the_text(admin_client):
-    number = submit(admin_client, "198.51.100.5")
+def test_decision_form_errors_keep_the_text(admin_client, make_ticket):
+    number = make_ticket("198.51.100.5").ticket_number
     long_notes = "x" * 1001
     response = post_form(admin_client, f"/admin/tiket/{number}/putuskan", {"action": "approve", "admin_notes": long_notes},
                          page="/admin")

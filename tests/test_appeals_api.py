@@ -3,22 +3,13 @@ import re
 
 import pytest
 
-from tests.factories import submit_body
+from tests.factories import SUBMIT, submit_ticket
 
-SUBMIT = "/api/guard/unblock-tickets/submit"
 TIMESTAMP = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$")
 
 
-def submit(client, ip="198.51.100.7", device=None, **body):
-    headers = {"Accept": "application/json"}
-    if device:
-        headers["X-Device-Id"] = device
-    return client.post(SUBMIT, json=submit_body(**body), headers=headers,
-                       environ_base={"REMOTE_ADDR": ip})
-
-
 def test_submit_creates_pending_ticket_with_exact_fields(client):
-    response = submit(client)
+    response = submit_ticket(client)
     assert response.status_code == 201
     body = response.get_json()
     assert body["success"] is True
@@ -34,8 +25,8 @@ def test_submit_creates_pending_ticket_with_exact_fields(client):
 
 
 def test_second_submission_from_same_ip_gets_cooldown_with_existing_number(client):
-    first = submit(client).get_json()["ticket_number"]
-    response = submit(client)
+    first = submit_ticket(client).get_json()["ticket_number"]
+    response = submit_ticket(client)
     assert response.status_code == 429
     body = response.get_json()
     assert body == {"success": False, "ticket_number": first, "message":
@@ -45,22 +36,22 @@ def test_second_submission_from_same_ip_gets_cooldown_with_existing_number(clien
 
 
 def test_same_device_from_another_ip_gets_cooldown(client):
-    first = submit(client, ip="198.51.100.7", device="dev-1").get_json()["ticket_number"]
-    response = submit(client, ip="203.0.113.9", device="dev-1")
+    first = submit_ticket(client, ip="198.51.100.7", device="dev-1").get_json()["ticket_number"]
+    response = submit_ticket(client, ip="203.0.113.9", device="dev-1")
     assert response.status_code == 429
     assert response.get_json()["ticket_number"] == first
 
 
 def test_other_ip_and_device_may_submit(client):
-    assert submit(client, ip="198.51.100.7", device="dev-1").status_code == 201
-    assert submit(client, ip="203.0.113.9", device="dev-2").status_code == 201
-    assert submit(client, ip="203.0.113.10").status_code == 201
+    assert submit_ticket(client, ip="198.51.100.7", device="dev-1").status_code == 201
+    assert submit_ticket(client, ip="203.0.113.9", device="dev-2").status_code == 201
+    assert submit_ticket(client, ip="203.0.113.10").status_code == 201
 
 
 def test_ipv4_mapped_ipv6_peer_is_normalized(client):
-    response = submit(client, ip="::ffff:198.51.100.7")
+    response = submit_ticket(client, ip="::ffff:198.51.100.7")
     assert response.get_json()["data"]["ip_address"] == "198.51.100.7"
-    assert submit(client, ip="198.51.100.7").status_code == 429
+    assert submit_ticket(client, ip="198.51.100.7").status_code == 429
 
 
 @pytest.mark.parametrize("field,value,message", [
@@ -76,7 +67,7 @@ def test_ipv4_mapped_ipv6_peer_is_normalized(client):
     ("reason", None, "Wajib diisi."),
 ])
 def test_invalid_fields_get_422_keyed_by_field(client, field, value, message):
-    response = submit(client, **{field: value})
+    response = submit_ticket(client, **{field: value})
     assert response.status_code == 422
     body = response.get_json()
     assert body["success"] is False and body["message"]
@@ -90,7 +81,7 @@ def test_missing_fields_are_listed(client):
 
 
 def test_limits_are_inclusive_and_values_trimmed(client):
-    response = submit(client, name="  " + "n" * 100 + "  ", reason="r" * 1000, phone="")
+    response = submit_ticket(client, name="  " + "n" * 100 + "  ", reason="r" * 1000, phone="")
     assert response.status_code == 201
     assert response.get_json()["data"]["name"] == "n" * 100
 
@@ -99,7 +90,7 @@ def test_multiline_reason_is_kept(client, app):
     from guardsvc.appeals.models import UnblockTicket
     from guardsvc.extensions import db
 
-    submit(client, reason="Baris satu.\r\nBaris dua.\tTab.")
+    submit_ticket(client, reason="Baris satu.\r\nBaris dua.\tTab.")
     with app.app_context():
         assert db.session.query(UnblockTicket).one().reason == "Baris satu.\nBaris dua.\tTab."
 
@@ -109,7 +100,7 @@ def test_multiline_reason_is_kept(client, app):
     ("X-Local-Ip", "999.1.1.1"), ("X-Local-Ip", "localhost"),
 ])
 def test_malformed_identity_headers_get_422(client, header, value):
-    response = client.post(SUBMIT, json=submit_body(), headers={header: value})
+    response = submit_ticket(client, headers={header: value})
     assert response.status_code == 422
     assert list(response.get_json()["errors"]) == [header]
 
@@ -118,13 +109,13 @@ def test_nothing_is_stored_when_validation_fails(client, app):
     from guardsvc.appeals.models import UnblockTicket
     from guardsvc.extensions import db
 
-    submit(client, email="x")
+    submit_ticket(client, email="x")
     with app.app_context():
         assert db.session.query(UnblockTicket).count() == 0
 
 
 def test_check_returns_public_fields_only(client):
-    number = submit(client).get_json()["ticket_number"]
+    number = submit_ticket(client).get_json()["ticket_number"]
     response = client.get(f"/api/guard/unblock-tickets/check/{number}")
     assert response.status_code == 200
     body = response.get_json()
@@ -138,7 +129,7 @@ def test_check_returns_public_fields_only(client):
 
 
 def test_check_ignores_case_and_surrounding_spaces(client):
-    number = submit(client).get_json()["ticket_number"]
+    number = submit_ticket(client).get_json()["ticket_number"]
     response = client.get(f"/api/guard/unblock-tickets/check/%20{number.lower()}%20")
     assert response.status_code == 200
     assert response.get_json()["data"]["ticket_number"] == number
@@ -152,7 +143,7 @@ def test_unknown_ticket_is_404(client, number):
 
 
 def test_decision_requires_admin(client, bearer):
-    number = submit(client).get_json()["ticket_number"]
+    number = submit_ticket(client).get_json()["ticket_number"]
     url = f"/api/guard/unblock-tickets/{number}/respond"
     assert client.post(url, json={"action": "approve"}).status_code == 401
     _, user_headers = bearer("user")
@@ -166,7 +157,7 @@ def test_approve_lifts_matching_blocks_and_is_visible_to_appellant(client, beare
     cidr = make_block(network="198.51.100.0/24")
     device = make_block(device_id="dev-9")
     other = make_block(network="203.0.113.0/24")
-    number = submit(client, device="dev-9").get_json()["ticket_number"]
+    number = submit_ticket(client, device="dev-9").get_json()["ticket_number"]
     _, headers = bearer("admin")
     response = client.post(f"/api/guard/unblock-tickets/{number}/respond",
                            json={"action": "approve", "admin_notes": "Maaf, salah blokir."}, headers=headers)
@@ -184,7 +175,7 @@ def test_approve_lifts_matching_blocks_and_is_visible_to_appellant(client, beare
 
 def test_reject_keeps_blocks_and_uses_default_notes(client, bearer, make_block, app):
     ref = make_block(network="198.51.100.7")
-    number = submit(client).get_json()["ticket_number"]
+    number = submit_ticket(client).get_json()["ticket_number"]
     _, headers = bearer("admin")
     response = client.post(f"/api/guard/unblock-tickets/{number}/respond", json={"action": "reject"},
                            headers=headers)
@@ -197,18 +188,18 @@ def test_reject_keeps_blocks_and_uses_default_notes(client, bearer, make_block, 
 
 
 def test_second_decision_is_409_and_client_may_submit_again(client, bearer):
-    number = submit(client).get_json()["ticket_number"]
+    number = submit_ticket(client).get_json()["ticket_number"]
     _, headers = bearer("admin")
     url = f"/api/guard/unblock-tickets/{number}/respond"
     assert client.post(url, json={"action": "reject"}, headers=headers).status_code == 200
     second = client.post(url, json={"action": "approve"}, headers=headers)
     assert second.status_code == 409
     assert second.get_json()["success"] is False
-    assert submit(client).status_code == 201
+    assert submit_ticket(client).status_code == 201
 
 
 def test_decision_validation(client, bearer):
-    number = submit(client).get_json()["ticket_number"]
+    number = submit_ticket(client).get_json()["ticket_number"]
     _, headers = bearer("admin")
     url = f"/api/guard/unblock-tickets/{number}/respond"
     response = client.post(url, json={"action": "maybe", "admin_notes": "x" * 1001}, headers=headers)

@@ -1,9 +1,9 @@
 """Enforcement: blocked clients get 403 on guarded routes, never on the appeal routes."""
 import pytest
 
-from tests.blocks_helpers import BLOCKED_IP, FREE_IP, from_ip, sign_in_session
-from tests.pages_support import csrf_token
-from tests.factories import submit_body
+from tests.blocks_helpers import BLOCKED_IP, FREE_IP, from_ip
+from tests.factories import submit_ticket
+from tests.pages_support import sign_in_session
 
 GUARDED_JSON = [
     ("GET", "/api/auth/tokens"),
@@ -53,7 +53,7 @@ def test_unguarded_routes_do_not_answer_blocked(client, blocked, path):
 
 
 def test_blocked_client_may_appeal_and_the_ticket_remembers_the_block(client, blocked, app):
-    response = client.post("/api/guard/unblock-tickets/submit", json=submit_body(), **from_ip(BLOCKED_IP))
+    response = submit_ticket(client, BLOCKED_IP)
     assert response.status_code == 201
     with app.app_context():
         from guardsvc.appeals.service import find_ticket
@@ -94,10 +94,9 @@ def test_admin_with_bearer_token_is_never_blocked(client, blocked, bearer):
 
 
 def test_admin_with_session_is_never_blocked(client, blocked, make_user):
-    sign_in_session(client, make_user(role="admin"))
+    token = sign_in_session(client, make_user(role="admin"))
     response = client.get("/api/admin/blocks", **from_ip(BLOCKED_IP))
     assert response.status_code == 200
-    token = csrf_token(client)
     lifted = client.post(f"/api/admin/blocks/{blocked}/lift", json={}, headers={"X-CSRFToken": token},
                          **from_ip(BLOCKED_IP))
     assert lifted.status_code == 200
@@ -122,8 +121,7 @@ def test_lifted_block_no_longer_applies(client, blocked, bearer):
 
 
 def test_blocked_user_can_still_sign_out(client, blocked, make_user):
-    sign_in_session(client, make_user(role="user"))
-    token = csrf_token(client, "/banding")
+    token = sign_in_session(client, make_user(role="user"))
     response = client.post("/keluar", data={"csrf_token": token}, **from_ip(BLOCKED_IP))
     assert response.status_code in (302, 303)
     assert client.get("/api/auth/tokens", **from_ip(FREE_IP)).status_code == 401

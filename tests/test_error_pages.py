@@ -9,7 +9,7 @@ from guardsvc.errors import Blocked, render_failure
 from guardsvc.pages import views as landing_views
 from guardsvc.humantime import human_time
 from guardsvc.pages.navigation import safe_next
-from tests.pages_support import text_of
+from tests.pages_support import sign_in_session, text_of
 
 
 def test_landing_links_to_appeal_status_and_sign_in(client):
@@ -78,9 +78,7 @@ def test_503_page_when_database_is_unreachable(client, monkeypatch):
 
 
 def test_403_page_for_a_role_without_web_pages(client, make_user):
-    service_account = make_user(role="service")
-    with client.session_transaction() as session:
-        session["_user_id"] = service_account.get_id()
+    sign_in_session(client, make_user(role="service"))
     response = client.get("/akun")
     assert response.status_code == 403
     assert "Akses ditolak" in text_of(response)

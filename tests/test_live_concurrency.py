@@ -118,25 +118,12 @@ def test_concurrent_first_registrations_of_one_device_make_one_record(live_serve
         db.session.remove()
 
 
-def test_rate_limit_is_shared_by_all_workers_through_redis(app):
-    import secrets
-
+def test_rate_limit_is_shared_by_all_workers_through_redis(limited_server):
     import requests
 
-    from tests.live import LiveServer
-
-    server = LiveServer(workers=3, env={
-        "GUARDSVC_RATELIMIT_ENABLED": "true",
-        "GUARDSVC_RATELIMIT_STORAGE_URI": "redis://127.0.0.1:6379/0",
-        "GUARDSVC_RATELIMIT_KEY_PREFIX": f"guardsvc-test-{secrets.token_hex(6)}",
-        "GUARDSVC_RATELIMIT_CHECK": "5 per minute",
-    })
-    try:
-        url = f"{server.url}/api/guard/unblock-tickets/check/TKT-00000000"
-        statuses = [requests.get(url, timeout=10).status_code for _ in range(12)]
-        limited = requests.get(url, timeout=10)
-    finally:
-        server.stop()
+    url = f"{limited_server.url}/api/guard/unblock-tickets/check/TKT-00000000"
+    statuses = [requests.get(url, timeout=10).status_code for _ in range(12)]
+    limited = requests.get(url, timeout=10)
     # Spread over three workers with separate memories, only a shared store counts to five.
     assert statuses[:5] == [404] * 5
     assert set(statuses[5:]) == {429}

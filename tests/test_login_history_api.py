@@ -2,9 +2,8 @@
 import pytest
 
 from tests.signin_support import rate_limits_off, request_token  # noqa: F401
-from tests.pages_support import quick_passwords  # noqa: F401  (fixture)
 
-pytestmark = pytest.mark.usefixtures("quick_passwords", "rate_limits_off")
+pytestmark = pytest.mark.usefixtures("rate_limits_off")
 
 
 def test_user_sees_own_attempts_newest_first(client, make_user, make_token):

@@ -1,19 +1,10 @@
 """What people receive: appeal decision e-mails and new-device alerts, over real SMTP."""
 import pytest
 
-from tests.factories import submit_body
 from tests.signin_support import PHONE_UA, rate_limits_off, request_token  # noqa: F401
-from tests.pages_support import quick_passwords  # noqa: F401  (fixture)
 from tests.smtp import html_body, smtp_server, text_body  # noqa: F401
 
-SUBMIT = "/api/guard/unblock-tickets/submit"
-
-
-def submit(client, email, ip="198.51.100.7"):
-    response = client.post(SUBMIT, json=submit_body(email=email, name="Budi <b>Santoso</b>"),
-                           environ_base={"REMOTE_ADDR": ip})
-    assert response.status_code == 201
-    return response.get_json()["ticket_number"]
+APPELLANT = "Budi <b>Santoso</b>"  # markup that must arrive escaped
 
 
 def decide(client, headers, ticket, action, notes=None):
@@ -28,9 +19,9 @@ def deliver(runner):
     assert result.exit_code == 0, result.output
 
 
-def test_approval_mail_reaches_the_appellant(client, runner, bearer, smtp_server):
+def test_approval_mail_reaches_the_appellant(client, runner, bearer, make_ticket, smtp_server):
     _, admin = bearer(role="admin")
-    ticket = submit(client, "budi@example.com")
+    ticket = make_ticket(email="budi@example.com", name=APPELLANT).ticket_number
     assert decide(client, admin, ticket, "approve", "Maaf, <i>salah blokir</i>.").status_code == 200
     deliver(runner)
     [message] = smtp_server.inbox.to("budi@example.com")
@@ -46,9 +37,9 @@ def test_approval_mail_reaches_the_appellant(client, runner, bearer, smtp_server
     assert f'href="http://127.0.0.1:8000/banding/cek?tiket={ticket}"' in html
 
 
-def test_rejection_mail_has_default_notes(client, runner, bearer, smtp_server):
+def test_rejection_mail_has_default_notes(client, runner, bearer, make_ticket, smtp_server):
     _, admin = bearer(role="admin")
-    ticket = submit(client, "sari@example.com")
+    ticket = make_ticket(email="sari@example.com", name=APPELLANT).ticket_number
     decide(client, admin, ticket, "reject")
     deliver(runner)
     [message] = smtp_server.inbox.to("sari@example.com")
@@ -57,24 +48,24 @@ def test_rejection_mail_has_default_notes(client, runner, bearer, smtp_server):
     assert "Blokir tetap berlaku" in text_body(message)
 
 
-def test_cli_decision_queues_mail_too(client, runner, smtp_server):
-    ticket = submit(client, "cli@example.com")
+def test_cli_decision_queues_mail_too(runner, make_ticket, smtp_server):
+    ticket = make_ticket(email="cli@example.com", name=APPELLANT).ticket_number
     result = runner.invoke(args=["tickets", "decide", ticket, "--approve", "--notes", "Dibuka."])
     assert result.exit_code == 0, result.output
     deliver(runner)
     assert "Catatan   : Dibuka." in text_body(smtp_server.inbox.to("cli@example.com")[0])
 
 
-def test_a_refused_second_decision_sends_nothing_more(client, runner, bearer, smtp_server):
+def test_a_refused_second_decision_sends_nothing_more(client, runner, bearer, make_ticket, smtp_server):
     _, admin = bearer(role="admin")
-    ticket = submit(client, "dua@example.com")
+    ticket = make_ticket(email="dua@example.com", name=APPELLANT).ticket_number
     decide(client, admin, ticket, "approve")
     assert decide(client, admin, ticket, "reject").status_code == 409
     deliver(runner)
     assert len(smtp_server.inbox.to("dua@example.com")) == 1
 
 
-@pytest.mark.usefixtures("quick_passwords", "rate_limits_off")
+@pytest.mark.usefixtures("rate_limits_off")
 def test_new_device_alert_content(client, runner, make_user, smtp_server):
     user = make_user(email="rina@example.com", name="Rina")
     request_token(client, user.email)
@@ -95,7 +86,7 @@ def test_new_device_alert_content(client, runner, make_user, smtp_server):
     assert "Bukan Anda?" in html and 'href="http://127.0.0.1:8000/akun"' in html
 
 
-@pytest.mark.usefixtures("quick_passwords", "rate_limits_off")
+@pytest.mark.usefixtures("rate_limits_off")
 def test_each_case_of_alert_over_smtp(client, runner, make_user, smtp_server):
     user = make_user()
     request_token(client, user.email)                      # first sign-in: none

@@ -42,7 +42,7 @@ def slow_smtp():
 
 
 def deliverer(smtp, *args):
-    env = {**os.environ, **smtp.env, "GUARDSVC_MAIL_POLL_SECONDS": "1"}
+    env = {**os.environ, **smtp.env, "GUARDSVC_MAIL_POLL_SECONDS": "1", "GUARDSVC_LOG_LEVEL": "INFO"}
     return subprocess.Popen([FLASK, "--app", "guardsvc", "mail", "deliver", *args], cwd=ROOT, env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
 
@@ -67,7 +67,9 @@ def test_two_deliverers_never_send_one_message_twice(app, slow_smtp):
 def test_deliverer_loop_delivers_new_mail_and_stops_on_sigterm(app, slow_smtp):
     process = deliverer(slow_smtp)
     try:
-        time.sleep(0.5)
+        for line in process.stdout:  # queue only once the loop runs, so the mail is new to it
+            if "mail deliverer started" in line:
+                break
         [message_id] = queue(app)
         deadline = time.monotonic() + 20
         while not slow_smtp.inbox.messages and time.monotonic() < deadline:

@@ -4,12 +4,9 @@ import re
 import pytest
 
 from tests.factories import PASSWORD
-from tests.pages_support import quick_passwords  # noqa: F401  (fixture)
 from tests.pages_support import csrf_token, post_form, sign_in, text_of
 
 FAILURE = "E-mail atau kata sandi salah."
-
-pytestmark = pytest.mark.usefixtures("quick_passwords")
 
 
 def attempt(client, email, password, **extra):

@@ -7,9 +7,8 @@ from guardsvc.outbox.models import OutboxMessage
 from guardsvc.signin.models import LoginEvent
 from tests.signin_support import (PHONE_UA, enable_2fa, rate_limits_off,  # noqa: F401
                                   request_token, totp_code)
-from tests.pages_support import quick_passwords  # noqa: F401  (fixture)
 
-pytestmark = pytest.mark.usefixtures("quick_passwords", "rate_limits_off")
+pytestmark = pytest.mark.usefixtures("rate_limits_off")
 
 
 def history(app, email):

@@ -1,25 +1,14 @@
 """Wrong second-step codes are rate limited per client IP and account (real server, limits on)."""
-import re
-
 import pytest
 import requests
 
 from guardsvc.extensions import db
 from guardsvc.signin.models import LoginEvent
 from tests.factories import PASSWORD
-from tests.live import LiveServer
+from tests.pages_support import CSRF_META
 from tests.signin_support import enable_2fa, totp_code
 
 pytestmark = pytest.mark.live
-
-
-@pytest.fixture(scope="module")
-def limited_server(app):
-    server = LiveServer(workers=1, env={"GUARDSVC_RATELIMIT_ENABLED": "true",
-                                        "GUARDSVC_RATELIMIT_CODE": "3 per minute",
-                                        "GUARDSVC_RATELIMIT_AUTH": "100 per minute"})
-    yield server
-    server.stop()
 
 
 def ask(server, email, otp=None, password=PASSWORD):
@@ -68,13 +57,13 @@ def test_code_page_is_limited_too(app, limited_server, make_user):
     secret, _ = enable_2fa(app, user)
     browser = requests.Session()
     page = browser.get(limited_server.url + "/masuk", timeout=10).text
-    token = re.search(r'<meta name="csrf-token" content="([^"]+)">', page).group(1)
+    token = CSRF_META.search(page).group(1)
     step = browser.post(limited_server.url + "/masuk", timeout=10, allow_redirects=False,
                         data={"csrf_token": token, "email": user.email, "password": PASSWORD})
     assert step.headers["Location"] == "/masuk/kode"
     # A fresh session began at the password step (no fixation): the code page has its own token.
     page = browser.get(limited_server.url + "/masuk/kode", timeout=10).text
-    token = re.search(r'<meta name="csrf-token" content="([^"]+)">', page).group(1)
+    token = CSRF_META.search(page).group(1)
 
     def code(value):
         return browser.post(limited_server.url + "/masuk/kode", data={"csrf_token": token, "code": value},

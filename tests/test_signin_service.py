@@ -10,9 +10,7 @@ from guardsvc.signin import account, service
 from guardsvc.trust.service import is_trusted
 from tests.factories import PASSWORD
 from tests.signin_support import BROWSER_UA, enable_2fa, totp_code  # noqa: F401
-from tests.pages_support import quick_passwords  # noqa: F401  (fixture)
 
-pytestmark = pytest.mark.usefixtures("quick_passwords")
 CLIENT = Client("198.51.100.20", "laptop-1", None, BROWSER_UA)
 
 

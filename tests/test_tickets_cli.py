@@ -1,15 +1,9 @@
 """``flask tickets list`` and ``flask tickets decide``."""
-from tests.factories import submit_body
 
 
-def submit(client, ip):
-    return client.post("/api/guard/unblock-tickets/submit", json=submit_body(),
-                       environ_base={"REMOTE_ADDR": ip}).get_json()["ticket_number"]
-
-
-def test_list_and_filter_by_status(client, runner):
-    first = submit(client, "198.51.100.1")
-    second = submit(client, "198.51.100.2")
+def test_list_and_filter_by_status(runner, make_ticket):
+    first = make_ticket("198.51.100.1").ticket_number
+    second = make_ticket("198.51.100.2").ticket_number
     assert runner.invoke(args=["tickets", "decide", first, "--reject"]).exit_code == 0
     everything = runner.invoke(args=["tickets", "list"]).output
     assert first in everything and second in everything
@@ -18,9 +12,9 @@ def test_list_and_filter_by_status(client, runner):
     assert runner.invoke(args=["tickets", "list", "--status", "bogus"]).exit_code != 0
 
 
-def test_decide_approve_with_notes_lifts_blocks(client, runner, make_block, app):
+def test_decide_approve_with_notes_lifts_blocks(client, runner, make_block, make_ticket, app):
     reference = make_block(network="198.51.100.0/24")
-    number = submit(client, "198.51.100.1")
+    number = make_ticket("198.51.100.1").ticket_number
     result = runner.invoke(args=["tickets", "decide", number.lower(), "--approve", "--notes", "Sudah dibuka."])
     assert result.exit_code == 0, result.output
     status = client.get(f"/api/guard/unblock-tickets/check/{number}").get_json()["data"]
@@ -31,8 +25,8 @@ def test_decide_approve_with_notes_lifts_blocks(client, runner, make_block, app)
         assert get_block(reference).lifted_at is not None
 
 
-def test_decide_refuses_non_pending_unknown_and_missing_action(client, runner):
-    number = submit(client, "198.51.100.1")
+def test_decide_refuses_non_pending_unknown_and_missing_action(client, runner, make_ticket):
+    number = make_ticket("198.51.100.1").ticket_number
     assert runner.invoke(args=["tickets", "decide", number, "--approve"]).exit_code == 0
     again = runner.invoke(args=["tickets", "decide", number, "--reject"])
     assert again.exit_code != 0

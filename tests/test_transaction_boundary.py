@@ -14,11 +14,11 @@ from guardsvc.signin.models import LoginEvent
 from guardsvc.transaction import CommandGroup, ends_with
 from guardsvc.trust import service as trust
 from guardsvc.trust.models import TrustedIp
-from tests.pages_support import post_form, quick_passwords  # noqa: F401  (fixture)
+from tests.pages_support import post_form
 from tests.signin_support import BROWSER_UA, enable_2fa, rate_limits_off, totp_code  # noqa: F401
 from tests.factories import PASSWORD
 
-pytestmark = pytest.mark.usefixtures("quick_passwords", "rate_limits_off")
+pytestmark = pytest.mark.usefixtures("rate_limits_off")
 NEW_DEVICE = "laptop-baru-42"
 
 

@@ -3,6 +3,8 @@ import re
 
 import pytest
 
+from tests.pages_support import sign_in_session
+
 URL = "/api/security/trusted-ips/save-my-ip"
 CHROME_WINDOWS = ("Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) "
                   "Chrome/126.0 Safari/537.36")
@@ -125,19 +127,12 @@ def test_service_accounts_cannot_register(client, bearer):
     assert save(client, headers).status_code == 403
 
 
-def sign_in_cookie(client, user):
-    with client.session_transaction() as session:
-        session["_user_id"] = user.get_id()
-        session["_fresh"] = True
-
-
 def test_cookie_session_needs_csrf_token(client, make_user, app):
     user = make_user()
-    sign_in_cookie(client, user)
+    token = sign_in_session(client, user)
     response = save(client, {"Content-Type": "application/json"}, data=b"{}")
     assert response.status_code == 400
     assert "CSRF" in response.get_json()["message"]
-    token = _token_from_page(client)
     ok = save(client, {"X-CSRFToken": token}, json={})
     assert ok.status_code == 201
     assert ok.get_json()["data"]["user_id"] == user.id
@@ -145,7 +140,7 @@ def test_cookie_session_needs_csrf_token(client, make_user, app):
 
 def test_bearer_wins_over_cookie_and_needs_no_csrf(client, make_user, bearer):
     cookie_user = make_user()
-    sign_in_cookie(client, cookie_user)
+    sign_in_session(client, cookie_user)
     token_user, headers = bearer()
     response = save(client, headers, json={})
     assert response.status_code == 201
@@ -168,9 +163,3 @@ def test_x_forwarded_for_is_honoured_for_declared_proxies(bearer, app, monkeypat
     response = save(proxied, {**headers, "X-Forwarded-For": "9.9.9.9, 1.2.3.4"}, ip="10.0.0.1")
     # Only the hop added by the one trusted proxy counts: the client cannot forge the rest.
     assert response.get_json()["data"]["ip_address"] == "1.2.3.4"
-
-
-def _token_from_page(client):
-    """Fetch the CSRF token the way a page script would: from the meta tag of an HTML page."""
-    html = client.get("/halaman-yang-tidak-ada").get_data(as_text=True)
-    return re.search(r'<meta name="csrf-token" content="([^"]+)"', html).group(1)

@@ -10,11 +10,10 @@ from guardsvc.accounts.models import User
 from guardsvc.extensions import db
 from guardsvc.signin.models import LoginEvent
 from tests.factories import PASSWORD
-from tests.pages_support import quick_passwords  # noqa: F401  (fixture)
 from tests.pages_support import post_form, sign_in, text_of
 from tests.signin_support import BROWSER_UA, enable_2fa, rate_limits_off, totp_code  # noqa: F401
 
-pytestmark = pytest.mark.usefixtures("quick_passwords", "rate_limits_off")
+pytestmark = pytest.mark.usefixtures("rate_limits_off")
 
 
 @pytest.fixture()

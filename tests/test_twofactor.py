@@ -11,9 +11,6 @@ from guardsvc.twofactor import service as twofactor
 from guardsvc.twofactor.models import RecoveryCode
 from tests.factories import PASSWORD
 from tests.signin_support import enable_2fa, totp_code  # noqa: F401
-from tests.pages_support import quick_passwords  # noqa: F401  (fixture)
-
-pytestmark = pytest.mark.usefixtures("quick_passwords")
 
 
 def load(user):

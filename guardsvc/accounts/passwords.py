@@ -1,28 +1,49 @@
 """Password hashing with Argon2id (memory-hard)."""
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
+from flask import current_app, has_app_context
 
-_hasher = PasswordHasher()
-# Verified against when the e-mail is unknown, so both paths cost the same.
-_DUMMY_HASH = _hasher.hash("guardsvc-timing-equaliser")
+# argon2-cffi's defaults: RFC 9106's low-memory profile (64 MiB, 3 passes, 4 lanes).
+PRODUCTION = PasswordHasher()
+# The smallest costs Argon2id allows. Only for test suites, which hash thousands
+# of passwords; never reachable unless TESTING_CHEAP_PASSWORD_HASHES is set.
+CHEAP_FOR_TESTS = PasswordHasher(time_cost=1, memory_cost=8, parallelism=1)
+
+# Verified against when the e-mail is unknown, so both paths cost the same. Made
+# on first use: hashing at import would slow every process start by a full hash.
+_dummy_hashes = {}
+
+
+def _hasher():
+    if has_app_context() and current_app.config.get("TESTING_CHEAP_PASSWORD_HASHES"):
+        return CHEAP_FOR_TESTS
+    return PRODUCTION
+
+
+def _dummy_hash(hasher):
+    if hasher not in _dummy_hashes:
+        _dummy_hashes[hasher] = hasher.hash("guardsvc-timing-equaliser")
+    return _dummy_hashes[hasher]
 
 
 def hash_password(password):
-    return _hasher.hash(password)
+    return _hasher().hash(password)
 
 
 def verify_password(password_hash, password):
     """True when ``password`` matches; never raises for a wrong password."""
+    hasher = _hasher()
     try:
-        return _hasher.verify(password_hash or _DUMMY_HASH, password)
+        return hasher.verify(password_hash or _dummy_hash(hasher), password)
     except (VerificationError, InvalidHashError):
         return False
 
 
 def needs_rehash(password_hash):
-    return _hasher.check_needs_rehash(password_hash)
+    """True when the hash was made with other costs than the current ones (it is upgraded at sign-in)."""
+    return _hasher().check_needs_rehash(password_hash)
 
 
 def burn_time(password):
     """Spend the time of one verification (unknown user), so timing tells nothing."""
-    verify_password(_DUMMY_HASH, password)
+    verify_password(_dummy_hash(_hasher()), password)

@@ -7,6 +7,8 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import sync_playwright
 
+from tests.factories import PASSWORD
+
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
@@ -43,6 +45,13 @@ def new_page(chromium, live_server):
 @pytest.fixture()
 def page(new_page):
     return new_page()
+
+
+def fill_sign_in(page, email, password=PASSWORD):
+    """Fill in and send the sign-in form open on ``page``."""
+    page.get_by_label("Alamat e-mail").fill(email)
+    page.get_by_label("Kata sandi").fill(password)
+    page.get_by_role("button", name="Masuk").click()
 
 
 def shoot(page, name):

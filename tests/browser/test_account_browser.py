@@ -4,7 +4,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.conftest import shoot
+from tests.browser.conftest import fill_sign_in, shoot
 from tests.factories import PASSWORD
 
 pytestmark = [pytest.mark.browser, pytest.mark.live]
@@ -13,9 +13,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.live]
 def sign_in(page, email, password=PASSWORD):
     page.goto("/akun")
     expect(page).to_have_url(re.compile(r"/masuk\?next=/akun$"))
-    page.get_by_label("Alamat e-mail").fill(email)
-    page.get_by_label("Kata sandi").fill(password)
-    page.get_by_role("button", name="Masuk").click()
+    fill_sign_in(page, email, password)
 
 
 def test_sign_in_trust_this_device_revoke_and_sign_out(page, make_user):

@@ -5,8 +5,8 @@ import pytest
 import requests
 from playwright.sync_api import expect
 
-from tests.browser.conftest import shoot
-from tests.factories import PASSWORD, submit_body
+from tests.browser.conftest import fill_sign_in, shoot
+from tests.factories import submit_body
 
 pytestmark = [pytest.mark.browser, pytest.mark.live]
 
@@ -22,9 +22,7 @@ def test_admin_approves_a_ticket_and_the_device_block_is_lifted(page, live_serve
 
     page.goto("/admin")
     expect(page).to_have_url(re.compile(r"/masuk\?next=/admin$"))
-    page.get_by_label("Alamat e-mail").fill(admin.email)
-    page.get_by_label("Kata sandi").fill(PASSWORD)
-    page.get_by_role("button", name="Masuk").click()
+    fill_sign_in(page, admin.email)
     expect(page).to_have_url(re.compile(r"/admin$"))
     expect(page.get_by_role("heading", name="Antrean tiket")).to_be_visible()
     expect(page.locator(".chart")).to_be_visible()

@@ -1,28 +1,19 @@
 """Two-step verification in a real browser: set it up, sign in with a code, trust the device."""
-import calendar
 import re
 
-import pyotp
 import pytest
 from playwright.sync_api import expect
 
-from guardsvc import clock
-from tests.browser.conftest import shoot
+from tests.browser.conftest import fill_sign_in, shoot
 from tests.factories import PASSWORD
+from tests.signin_support import enable_2fa, totp_code
 
 pytestmark = [pytest.mark.browser, pytest.mark.live]
 
 
-def code_for(secret, steps=0):
-    now = calendar.timegm(clock.utcnow().utctimetuple())
-    return pyotp.TOTP(secret).at(now + 30 * steps)
-
-
 def password_step(page, email, password=PASSWORD):
     page.goto("/masuk")
-    page.get_by_label("Alamat e-mail").fill(email)
-    page.get_by_label("Kata sandi").fill(password)
-    page.get_by_role("button", name="Masuk").click()
+    fill_sign_in(page, email, password)
 
 
 def sign_out(page):
@@ -43,7 +34,7 @@ def test_set_up_2fa_sign_in_with_code_and_trust_the_device(page, make_user):
     page.get_by_label("Kode dari aplikasi").fill("12345")
     page.get_by_role("button", name="Aktifkan").click()
     expect(page.locator("#kode-aktivasi-error-1")).to_contain_text("Kode verifikasi salah")
-    page.get_by_label("Kode dari aplikasi").fill(code_for(secret))
+    page.get_by_label("Kode dari aplikasi").fill(totp_code(secret))
     page.get_by_role("button", name="Aktifkan").click()
     expect(page.get_by_role("heading", name="Simpan kode pemulihan Anda")).to_be_visible()
     recovery = page.locator("#kode-pemulihan li").all_inner_texts()
@@ -57,12 +48,12 @@ def test_set_up_2fa_sign_in_with_code_and_trust_the_device(page, make_user):
     expect(page).to_have_url(re.compile(r"/masuk/kode$"))
     expect(page.get_by_label("Kode verifikasi")).to_be_focused()
     shoot(page, "masuk-kode")
-    page.get_by_label("Kode verifikasi").fill("000000" if code_for(secret, 1) != "000000" else "111111")
+    page.get_by_label("Kode verifikasi").fill("000000" if totp_code(secret, 1) != "000000" else "111111")
     page.get_by_role("button", name="Verifikasi").click()
     expect(page.locator("#gagal-kode")).to_have_text("Kode verifikasi salah atau sudah pernah dipakai.")
     shoot(page, "masuk-kode-salah")
     # The code of the next step: the one used to confirm may not be used again.
-    page.get_by_label("Kode verifikasi").fill(code_for(secret, 1))
+    page.get_by_label("Kode verifikasi").fill(totp_code(secret, 1))
     page.get_by_label(re.compile("^Percayai perangkat ini")).check()
     page.get_by_role("button", name="Verifikasi").click()
     expect(page).to_have_url(re.compile(r"/akun$"))
@@ -78,8 +69,6 @@ def test_set_up_2fa_sign_in_with_code_and_trust_the_device(page, make_user):
 
 
 def test_recovery_code_then_sign_out_everywhere(page, new_page, app, make_user):
-    from tests.signin_support import enable_2fa
-
     user = make_user()
     _, recovery = enable_2fa(app, user)
     other = new_page()
