@@ -3,6 +3,11 @@ import re
 import secrets
 
 
+# The public code kinds: ticket numbers (TKT-...) and block references (BLK-...).
+TICKET_PREFIX = "TKT"
+REFERENCE_PREFIX = "BLK"
+
+
 def new_code(prefix):
     """``TKT-1A2B3C4D`` style code (32 random bits)."""
     return f"{prefix}-{secrets.token_hex(4).upper()}"

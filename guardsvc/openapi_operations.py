@@ -13,9 +13,7 @@ domain failures (404, 409, ...), and its links.
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
-from guardsvc.appeals.service import TICKET_PREFIX
-from guardsvc.blocks.service import REFERENCE_PREFIX
-from guardsvc.codes import code_pattern
+from guardsvc.codes import REFERENCE_PREFIX, TICKET_PREFIX, code_pattern
 
 # Every role an account can have; roles=ANY_ROLE means "any signed-in account".
 ANY_ROLE = ("user", "admin", "service")

@@ -8,7 +8,7 @@ from guardsvc.openapi_operations import (ANY_ROLE, ERROR, OTP_REQUIRED_ERROR, RE
 TOKENS = Tag("Token akses", "Token bearer pribadi: dibuat dengan e-mail dan kata sandi, ditampilkan sekali.")
 
 OPERATIONS = (
-    Operation("accounts_api.create_token", "createToken", "Buat token akses dengan e-mail dan kata sandi",
+    Operation("signin_api.create_token", "createToken", "Buat token akses dengan e-mail dan kata sandi",
               TOKENS, {201: Envelope(TokenSchema, message=True, name="TokenCreatedResponse",
                                      extra={"token": fields.String(required=True, metadata={
                                          "description": "Token itu sendiri; hanya ditampilkan kali ini."})})},

@@ -15,7 +15,7 @@ from guardsvc.errors import Cooldown, InvalidState, NotFound, TooManyPending
 from guardsvc.extensions import db
 from guardsvc.listing import contains_text, paginate
 
-TICKET_PREFIX = "TKT"
+TICKET_PREFIX = codes.TICKET_PREFIX
 MAX_ATTEMPTS = 8
 DECISIONS = {"approve": APPROVED, "reject": REJECTED}
 DEFAULT_NOTES = {APPROVED: messages.TICKET_APPROVED_DEFAULT_NOTES,

@@ -13,7 +13,7 @@ from guardsvc.listing import contains_text, paginate
 
 __all__ = ["canonical_network", "candidate_networks"]  # kept importable from here
 
-REFERENCE_PREFIX = "BLK"
+REFERENCE_PREFIX = codes.REFERENCE_PREFIX
 
 
 def active_condition(now):
