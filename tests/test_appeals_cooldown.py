@@ -7,16 +7,14 @@ from sqlalchemy import select
 from guardsvc.appeals import spam
 from guardsvc.appeals.models import UnblockTicket
 from guardsvc.extensions import db
-from tests.factories import submit_body
+from tests.factories import submit_ticket
 from tests.pages_support import csrf_token, text_of
 
-SUBMIT = "/api/guard/unblock-tickets/submit"
 SHARED_IP = "198.51.100.40"  # one carrier NAT address for everybody below
 
 
 def submit(client, device=None, ip=SHARED_IP, **body):
-    headers = {"Accept": "application/json", **({"X-Device-Id": device} if device else {})}
-    return client.post(SUBMIT, json=submit_body(**body), headers=headers, environ_base={"REMOTE_ADDR": ip})
+    return submit_ticket(client, ip, device, **body)
 
 
 def pending(app):

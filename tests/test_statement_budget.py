@@ -8,12 +8,11 @@ import pytest
 from sqlalchemy import event
 
 from guardsvc.extensions import db
-from tests.factories import submit_body
-from tests.pages_support import csrf_token, quick_passwords, sign_in  # noqa: F401  (fixture)
+from tests.factories import submit_ticket
+from tests.pages_support import csrf_token, sign_in
 from tests.signin_support import rate_limits_off  # noqa: F401  (fixture)
 
-pytestmark = pytest.mark.usefixtures("quick_passwords", "rate_limits_off")
-SUBMIT = "/api/guard/unblock-tickets/submit"
+pytestmark = pytest.mark.usefixtures("rate_limits_off")
 JSON = {"Accept": "application/json"}
 
 
@@ -51,8 +50,8 @@ def kinds(seen):
     return [statement.split()[0] for statement in seen]
 
 
-def test_status_check_is_one_indexed_lookup(client, statements):
-    number = client.post(SUBMIT, json=submit_body(), headers=JSON).get_json()["ticket_number"]
+def test_status_check_is_one_indexed_lookup(client, make_ticket, statements):
+    number = make_ticket().ticket_number
     with statements() as seen:
         assert client.get(f"/api/guard/unblock-tickets/check/{number}").status_code == 200
     assert kinds(seen) == ["SELECT"], seen
@@ -60,15 +59,15 @@ def test_status_check_is_one_indexed_lookup(client, statements):
 
 def test_submit_is_the_insert_plus_the_ceiling_and_the_block_it_records(client, statements):
     with statements() as seen:
-        assert client.post(SUBMIT, json=submit_body(), headers={**JSON, "X-Device-Id": "d1"}).status_code == 201
+        assert submit_ticket(client, device="d1").status_code == 201
     assert kinds(seen).count("INSERT") == 1 and "UPDATE" not in kinds(seen)
     assert_budget(seen, 5)  # ceiling count, block lookup, SAVEPOINT, INSERT, RELEASE
 
 
 def test_the_cooldown_answer_comes_from_the_constraint(client, statements):
-    client.post(SUBMIT, json=submit_body(), headers={**JSON, "X-Device-Id": "d1"})
+    submit_ticket(client, device="d1")
     with statements() as seen:
-        assert client.post(SUBMIT, json=submit_body(), headers={**JSON, "X-Device-Id": "d1"}).status_code == 429
+        assert submit_ticket(client, device="d1").status_code == 429
     assert_budget(seen, 6)  # ... the failed INSERT, ROLLBACK TO SAVEPOINT, the caller's own ticket
 
 
