@@ -2,6 +2,7 @@
 import os
 import secrets
 from pathlib import Path
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 PREFIX = "GUARDSVC_"
 
@@ -44,6 +45,16 @@ def shared_secret_key(instance_path):
         finally:
             tmp.unlink()
     return path.read_text().strip()
+
+
+def local_timezone():
+    """The IANA zone people read times in (``Asia/Jakarta`` = WIB); refuses an unknown name."""
+    name = _env("TIMEZONE", "Asia/Jakarta")
+    try:
+        ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError) as exc:
+        raise ValueError(f"GUARDSVC_TIMEZONE: unknown time zone {name!r}") from exc
+    return name
 
 
 def load_settings(instance_path):
@@ -95,4 +106,7 @@ def load_settings(instance_path):
         "RATELIMIT_CODE": _env("RATELIMIT_CODE", "5 per minute;20 per hour"),
         "SIGNIN_CODE_MINUTES": _env_int("SIGNIN_CODE_MINUTES", 5),
         "LOG_LEVEL": _env("LOG_LEVEL", "INFO"),
+        # Pages and e-mails: Indonesian formats in local time; JSON stays UTC.
+        "BABEL_DEFAULT_LOCALE": "id",
+        "BABEL_DEFAULT_TIMEZONE": local_timezone(),
     }

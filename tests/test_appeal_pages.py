@@ -153,7 +153,7 @@ def test_status_of_pending_ticket_any_case_and_spaces(client, app, monkeypatch):
     assert response.status_code == 200
     assert f"Tiket <span class=\"code\">{ticket.ticket_number}</span>" in html
     assert "Status: <strong>Menunggu peninjauan</strong>" in html
-    assert "22 November 2026, 08.50 UTC" in html
+    assert "22 November 2026, 15.50 WIB" in html
     assert "Belum diputuskan" in html
     for private in ("Budi", "budi@example.com", "0812", "Saya tidak melakukan"):
         assert private not in html
@@ -169,7 +169,7 @@ def test_status_of_decided_ticket_shows_decision_time_and_notes(client, app, mon
         db.session.commit()
     html = text_of(client.get("/banding/cek", query_string={"tiket": ticket.ticket_number}))
     assert f"Status: <strong>{label}</strong>" in html
-    assert "1 Desember 2026, 14.05 UTC" in html
+    assert "1 Desember 2026, 21.05 WIB" in html
     assert "Catatan &lt;untuk&gt; Anda" in html
 
 
