@@ -81,6 +81,15 @@ def test_empty_body_is_allowed(client, bearer):
     assert save(client, headers, data=b"").status_code == 201
 
 
+def test_refresh_without_a_name_keeps_the_stored_name(client, bearer):
+    _, headers = bearer()
+    headers = {**headers, "X-Device-Id": "dev-keep", "User-Agent": CHROME_WINDOWS}
+    save(client, headers, json={"device_name": "Laptop kantor"})
+    again = save(client, headers, json={})
+    assert again.status_code == 200
+    assert again.get_json()["data"]["device_name"] == "Laptop kantor"
+
+
 def test_device_name_too_long_is_422(client, bearer):
     _, headers = bearer()
     response = save(client, headers, json={"device_name": "x" * 101})

@@ -20,6 +20,7 @@ bp = Blueprint("account_pages", __name__)
 
 SIGN_IN_FIELDS = ("email", "password")
 ACCOUNT_ROLES = ("user", "admin")
+NEW_TOKEN_KEY = "new_token"
 
 
 def _next_target(value):
@@ -79,22 +80,25 @@ def sign_out():
 @roles_required(*ACCOUNT_ROLES)
 def account():
     """The signed-in person's trusted devices and personal access tokens."""
-    return render_account_page()
+    # A token just created is shown on this one page view, then forgotten.
+    return render_account_page(new_token=session.pop(NEW_TOKEN_KEY, None))
 
 
 @bp.post("/akun/token")
 @roles_required(*ACCOUNT_ROLES)
 def create_token():
-    """Create a personal access token and show it once, in this response only.
+    """Create a personal access token, then redirect to the page that shows it once.
 
-    The page is answered directly (not redirected) so the token never sits in
-    a cookie or any server-side store; the response is marked no-store.
+    Post/redirect/get: a reload of the page never creates a second token. The
+    plain token waits in the signed, HttpOnly session only until that next
+    GET, which removes it and is marked no-store.
     """
     data, errors, values = load_form(TokenRequestSchema(only=("name",)), request.form, ("name",))
     if errors:
         return render_account_page(422, errors=errors, values=values, error_form="token")
     plain, _record = service.create_token(current_user, data.get("name"))
-    return render_account_page(201, new_token=plain)
+    session[NEW_TOKEN_KEY] = plain
+    return redirect(url_for(".account", _anchor="token"), code=303)
 
 
 @bp.post("/akun/token/<int(max=2147483647):token_id>/cabut")
