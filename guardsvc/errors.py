@@ -181,6 +181,12 @@ def _retry_after(error):
 
 
 def _handle_csrf_error(error):
+    from guardsvc.pages.stale_forms import stale_form_response
+
+    if not wants_json():
+        stale = stale_form_response()
+        if stale is not None:
+            return stale
     return render_failure(400, messages.CSRF_FAILED, error=error)
 
 

@@ -16,6 +16,7 @@ RATE_LIMITED = "Terlalu banyak permintaan. Silakan coba lagi nanti."
 INTERNAL_ERROR = "Terjadi kesalahan pada server. Silakan coba lagi nanti."
 UNAVAILABLE = "Layanan sedang tidak dapat menjangkau basis data. Silakan coba lagi sebentar lagi."
 BAD_REQUEST = "Permintaan tidak valid."
+FORM_EXPIRED = "Sesi formulir sudah kedaluwarsa. Isian Anda masih ada; silakan kirim ulang."
 
 # Field validation.
 FIELD_REQUIRED = "Wajib diisi."

@@ -95,6 +95,18 @@ def test_signed_in_visit_to_sign_in_follows_only_safe_next(client, make_user):
     assert client.get("/masuk?next=/banding").headers["Location"] == "/banding"
 
 
+def test_stale_sign_in_form_keeps_the_email_never_the_password(client, make_user):
+    user = make_user()
+    response = client.post("/masuk", data={"email": user.email, "password": PASSWORD, "next": "/banding"})
+    assert response.status_code == 400
+    html = text_of(response)
+    assert "Sesi formulir sudah kedaluwarsa" in html and "CSRF" not in html
+    assert f'value="{user.email}"' in html and PASSWORD not in html
+    assert 'name="next" value="/banding"' in html
+    with client.session_transaction() as session:
+        assert "_user_id" not in session
+
+
 def test_sign_in_starts_a_fresh_session(client, make_user):
     user = make_user()
     old_token = csrf_token(client, "/masuk")

@@ -2,7 +2,7 @@
 from flask import Blueprint, current_app, redirect, render_template, request, session, url_for
 from sqlalchemy.exc import SQLAlchemyError
 
-from guardsvc import codes
+from guardsvc import codes, messages
 from guardsvc.appeals import service
 from guardsvc.appeals.schemas import TicketSubmitSchema
 from guardsvc.blocks.service import REFERENCE_PREFIX
@@ -10,6 +10,7 @@ from guardsvc.errors import Cooldown, NotFound, is_connection_problem
 from guardsvc.extensions import configured_limit, limiter
 from guardsvc.identity import current_client
 from guardsvc.pages.forms import load_form
+from guardsvc.pages.stale_forms import rerender_when_stale
 from guardsvc.transaction import abandon
 
 bp = Blueprint("appeal_pages", __name__, url_prefix="/banding")
@@ -20,9 +21,16 @@ SUBMITTED_KEY = "appeal_ticket"
 TICKET_QUERY_MAX = 64
 
 
-def _render_form(values, *, errors=None, unavailable=False, reference=None, status=200):
+def _render_form(values, *, errors=None, unavailable=False, reference=None, failure=None,
+                 status=200):
     return render_template("appeals/form.html", values=values, errors=errors,
-                           unavailable=unavailable, reference=reference), status
+                           unavailable=unavailable, reference=reference, failure=failure), status
+
+
+@rerender_when_stale("appeal_pages.submit_appeal")
+def _stale_appeal_form(form):
+    values = {name: form.get(name, "") for name in FIELDS}
+    return _render_form(values, failure=messages.FORM_EXPIRED, status=400)
 
 
 @bp.get("")
