@@ -6,7 +6,7 @@ CSRF_FAILED = "Token CSRF tidak ada atau tidak valid. Muat ulang halaman lalu co
 UNAUTHORIZED = "Anda harus masuk terlebih dahulu atau menyertakan token akses yang valid."
 FORBIDDEN = "Anda tidak memiliki izin untuk tindakan ini."
 BLOCKED = "Akses Anda diblokir. Anda dapat mengajukan permohonan pembukaan blokir."
-NOT_FOUND = "Sumber daya yang diminta tidak ditemukan."
+NOT_FOUND = "Halaman atau data yang Anda cari tidak ditemukan."
 METHOD_NOT_ALLOWED = "Metode HTTP ini tidak diizinkan untuk alamat ini."
 CONFLICT = "Permintaan bertentangan dengan keadaan data saat ini."
 TOO_LARGE = "Isi permintaan terlalu besar (maksimal 64 KiB)."
@@ -39,16 +39,16 @@ TOKEN_REVOKED = "Token akses berhasil dicabut."
 TOKEN_NOT_FOUND = "Token akses tidak ditemukan."
 
 # Trusted IPs.
-TRUSTED_IP_SAVED = "IP {ip} berhasil ditambahkan sebagai IP terpercaya Anda."
-TRUSTED_IP_REFRESHED = "IP {ip} sudah terdaftar sebagai IP terpercaya Anda; data perangkat diperbarui."
-TRUSTED_IP_REVOKED = "IP terpercaya berhasil dicabut."
-TRUSTED_IP_NOT_FOUND = "IP terpercaya tidak ditemukan."
+TRUSTED_IP_SAVED = "IP {ip} di perangkat ini kini tepercaya."
+TRUSTED_IP_REFRESHED = "IP {ip} di perangkat ini sudah tepercaya; data perangkat diperbarui."
+TRUSTED_IP_REVOKED = "Perangkat itu tidak lagi tepercaya."
+TRUSTED_IP_NOT_FOUND = "Perangkat tepercaya tidak ditemukan."
 UNNAMED_DEVICE = "Perangkat tanpa nama"
 
 # Unblock tickets.
 TICKET_SUBMITTED = "Permohonan pembukaan blokir berhasil diajukan."
 TICKET_COOLDOWN = (
-    "Anda sudah memiliki tiket permohonan yang sedang diproses. Mohon tunggu review administrator."
+    "Anda sudah memiliki tiket permohonan yang sedang diproses. Mohon tunggu peninjauan administrator."
 )
 TICKET_NOT_FOUND = "Nomor tiket tidak ditemukan."
 TICKET_NOT_PENDING = "Tiket ini sudah diputuskan sebelumnya dan tidak dapat diubah lagi."

@@ -46,7 +46,7 @@ def test_trust_this_device_registers_ip_and_cookie_device(browser, app):
     assert record.device_id == client.get_cookie("guardsvc_device").value
     assert record.operating_system == CHROME_WINDOWS
     html = text_of(client.get("/akun"))
-    assert "IP 203.0.113.7 berhasil ditambahkan sebagai IP terpercaya Anda." in html
+    assert "IP 203.0.113.7 di perangkat ini kini tepercaya." in html
     card = re.search(rf'<li class="card record" id="perangkat-{record.id}">.*?</li>', html, re.S).group(0)
     assert "Laptop kantor" in card and "Perangkat ini" in card and "Chrome di Windows" in card
     assert "203.0.113.7" in card
@@ -129,7 +129,7 @@ def test_revoke_device_keeps_record_marked(browser, app):
     [record] = records(app)
     assert record.is_active is False
     html = text_of(client.get("/akun"))
-    assert "IP terpercaya berhasil dicabut." in html
+    assert "Perangkat itu tidak lagi tepercaya." in html
     assert re.search(rf'id="perangkat-{record.id}">.*?Dicabut', html, re.S)
     assert f"/akun/perangkat/{record.id}/cabut" not in html
 

@@ -149,3 +149,23 @@ def test_sign_in_history_shows_every_account_and_filters_by_result(admin_client,
     rows = re.search(r"<tbody>(.*)</tbody>", failed_only, re.S).group(1)
     assert "Kata sandi salah" in rows and "Berhasil masuk" not in rows
     assert admin_client.get("/admin/masuk?result=bogus").status_code == 422
+
+
+CHROME_WINDOWS = ("Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) "
+                  "Chrome/131.0.0.0 Safari/537.36")
+
+
+def test_ticket_and_audit_pages_speak_plainly(admin_client, app):
+    response = admin_client.post("/api/guard/unblock-tickets/submit", json=submit_body(),
+                                 headers={"User-Agent": CHROME_WINDOWS}, **from_ip("198.51.100.9"))
+    number = response.get_json()["ticket_number"]
+    post_form(admin_client, f"/admin/tiket/{number}/putuskan", {"action": "approve"},
+              page=f"/admin/tiket/{number}")
+    ticket_page = text_of(admin_client.get(f"/admin/tiket/{number}"))
+    assert "Chrome di Windows" in ticket_page
+    assert re.search(r"<details class=\"ua\"><summary>User-Agent lengkap</summary>"
+                     r"<span class=\"code\">Mozilla/5.0 \(Windows", ticket_page)
+    assert "ticket.approved" not in ticket_page and "Tiket disetujui oleh" in ticket_page
+    audit_page = text_of(admin_client.get("/admin/audit"))
+    assert "<dl class=\"kv-list\">" in audit_page
+    assert "{&#34;" not in audit_page and "{&quot;" not in audit_page and '{"' not in audit_page

@@ -86,7 +86,7 @@ def test_new_device_alert_content(client, runner, make_user, smtp_server):
     assert "Halo Rina," in text
     assert "Alamat IP    : 203.0.113.50" in text
     assert "Perangkat    : Chrome di Android" in text
-    assert "Android 14; Pixel 8" in text
+    assert "Pixel 8" not in text  # the readable name only; the raw User-Agent is for administrators
     assert " WIB" in text
     assert "BUKAN ANDA?" in text
     assert "http://127.0.0.1:8000/akun/kata-sandi" in text

@@ -19,7 +19,7 @@ def test_first_registration_is_201_with_exact_fields(client, bearer):
     assert response.status_code == 201
     body = response.get_json()
     assert body["success"] is True
-    assert body["message"] == "IP 203.0.113.7 berhasil ditambahkan sebagai IP terpercaya Anda."
+    assert body["message"] == "IP 203.0.113.7 di perangkat ini kini tepercaya."
     data = body["data"]
     assert set(data) == {"id", "user_id", "ip_address", "local_ip", "device_id", "device_name",
                          "operating_system", "is_active", "verified_at"}

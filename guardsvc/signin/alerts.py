@@ -16,5 +16,4 @@ def queue_signin_alert(user, event):
         name=user.name, email=user.email, when=human_time(event.created_at),
         ip_address=event.ip_address,
         device=describe_user_agent(event.user_agent) or "Perangkat tidak dikenali",
-        user_agent=event.user_agent or "Tidak diketahui",
         account_url=f"{base}/akun", password_url=f"{base}/akun/kata-sandi")

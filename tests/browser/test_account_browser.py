@@ -32,11 +32,11 @@ def test_sign_in_trust_this_device_revoke_and_sign_out(page, make_user):
     expect(page).to_have_url(re.compile(r"/akun$"))
     expect(page.get_by_role("navigation")).to_contain_text("Sari Dewi")
     expect(page.get_by_role("link", name="Admin")).to_be_visible()
-    expect(page.locator("#daftar-perangkat")).to_have_text("Belum ada perangkat terpercaya.")
+    expect(page.locator("#daftar-perangkat")).to_have_text("Belum ada perangkat tepercaya.")
 
     page.get_by_label("Nama perangkat").fill("Laptop kantor")
     page.get_by_role("button", name="Percayai perangkat ini").click()
-    expect(page.get_by_role("status").first).to_contain_text("berhasil ditambahkan sebagai IP terpercaya")
+    expect(page.get_by_role("status").first).to_contain_text("di perangkat ini kini tepercaya")
     card = page.locator("#daftar-perangkat li").filter(has_text="Laptop kantor")
     expect(card).to_contain_text("Perangkat ini")
     expect(card).to_contain_text("127.0.0.1")
