@@ -169,3 +169,23 @@ def test_ticket_and_audit_pages_speak_plainly(admin_client, app):
     audit_page = text_of(admin_client.get("/admin/audit"))
     assert "<dl class=\"kv-list\">" in audit_page
     assert "{&#34;" not in audit_page and "{&quot;" not in audit_page and '{"' not in audit_page
+
+
+def test_empty_duration_makes_a_permanent_block(admin_client, app):
+    response = post_form(admin_client, "/admin/blokir", {"ip": "192.0.2.0/24", "minutes": "  "},
+                         page="/admin/blokir")
+    assert response.status_code == 303
+    [block] = admin_client.get("/api/admin/blocks").get_json()["data"]
+    assert block["expires_at"] is None
+    assert "Sampai dibuka" in text_of(admin_client.get("/admin/blokir"))
+
+
+def test_admin_desk_is_wide_with_one_admin_link_and_labelled_tables(client, make_user):
+    sign_in_session(client, make_user(role="admin", email="admin@example.com", name="Admin"))
+    submit(client, "198.51.100.20")
+    html = text_of(client.get("/admin"))
+    assert '<body class="page-wide">' in html
+    assert html.count(">Admin</a>") == 0 and html.count(">Administrasi</a>") == 1
+    assert '<div class="table-wrap" role="region" aria-label="Daftar tiket" tabindex="0">' in html
+    assert '<td data-label="Diajukan" class="when">' in html
+    assert '<body class="">' in text_of(client.get("/banding"))

@@ -38,7 +38,7 @@ def test_sign_in_then_account_and_header_state(client, make_user):
 
 def test_admin_sees_admin_link(client, make_user):
     sign_in(client, make_user(role="admin"))
-    assert '<a href="/admin">Admin</a>' in text_of(client.get("/"))
+    assert '<a href="/admin">Administrasi</a>' in text_of(client.get("/"))
 
 
 def test_unknown_email_and_wrong_password_answer_alike(client, make_user):

@@ -89,7 +89,8 @@ def block_list():
 @bp.post("/blokir")
 def add_block():
     """Create a block from the form; back to the list (303)."""
-    data, errors, values = load_form(BlockCreateSchema(), request.form, BLOCK_FIELDS)
+    data, errors, values = load_form(BlockCreateSchema(), request.form, BLOCK_FIELDS,
+                                      blank_means_unset=("minutes",))
     if errors:
         return _render_blocks(values=values, errors=errors, status=422)
     block = blocks.create_block(network=data.pop("ip"), **data, actor=current_user, origin_ip=client_ip())

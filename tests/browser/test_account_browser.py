@@ -31,7 +31,7 @@ def test_sign_in_trust_this_device_revoke_and_sign_out(page, make_user):
     sign_in(page, user.email)
     expect(page).to_have_url(re.compile(r"/akun$"))
     expect(page.get_by_role("navigation")).to_contain_text("Sari Dewi")
-    expect(page.get_by_role("link", name="Admin")).to_be_visible()
+    expect(page.get_by_role("link", name="Administrasi")).to_be_visible()
     expect(page.locator("#daftar-perangkat")).to_have_text("Belum ada perangkat tepercaya.")
 
     page.get_by_label("Nama perangkat").fill("Laptop kantor")
