@@ -189,3 +189,14 @@ def test_admin_desk_is_wide_with_one_admin_link_and_labelled_tables(client, make
     assert '<div class="table-wrap" role="region" aria-label="Daftar tiket" tabindex="0">' in html
     assert '<td data-label="Diajukan" class="when">' in html
     assert '<body class="">' in text_of(client.get("/banding"))
+
+
+def test_chart_has_a_data_table_alternative(admin_client):
+    submit(admin_client, "198.51.100.30")
+    html = text_of(admin_client.get("/admin"))
+    table = re.search(r'<details class="chart-data">.*?</details>', html, re.S).group(0)
+    assert "<summary>Angka per hari (tabel)</summary>" in table
+    rows = re.findall(r"<tr><th scope=\"row\" data-label=\"Tanggal\">([^<]+)</th>(.*?)</tr>", table, re.S)
+    assert len(rows) == 14
+    totals = [re.findall(r'data-label="Jumlah">(\d+)<', cells)[0] for _, cells in rows]
+    assert totals.count("1") == 1 and totals.count("0") == 13

@@ -5,7 +5,7 @@ Everything goes through Flask-Babel, so the locale (``id``) and the zone
 context, not a request: e-mails queued from the CLI are formatted the same way.
 Stored datetimes are naive UTC; JSON keeps them in UTC (guardsvc/clock.py).
 """
-from flask_babel import format_datetime, format_decimal
+from flask_babel import format_date, format_datetime, format_decimal
 
 # "22 November 2026, 17.52 WIB": the zone's own abbreviation (WIB/WITA/WIT) always shown.
 TIME_PATTERN = "d MMMM y, HH.mm zzz"
@@ -21,3 +21,8 @@ def human_time(value):
 def human_number(value):
     """``1.234`` (Indonesian digit grouping) for a count."""
     return format_decimal(value)
+
+
+def human_date(value):
+    """``22 November 2026`` for a date; '' for None."""
+    return "" if value is None else format_date(value, "d MMMM y")
