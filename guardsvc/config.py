@@ -69,7 +69,8 @@ def load_settings(instance_path):
         "SQLALCHEMY_DATABASE_URI": database_url,
         "SQLALCHEMY_ENGINE_OPTIONS": {"pool_pre_ping": True},
         "PROXY_COUNT": _env_int("PROXY_COUNT", 0),
-        "BASE_URL": _env("BASE_URL", "http://127.0.0.1:8000").rstrip("/"),
+        # Links in e-mails: where `make run` serves unless the operator says otherwise.
+        "BASE_URL": _env("BASE_URL", "http://" + _env("BIND", "127.0.0.1:8000")).rstrip("/"),
         "MAX_CONTENT_LENGTH": 64 * 1024,
         "SESSION_COOKIE_HTTPONLY": True,
         "SESSION_COOKIE_SAMESITE": "Lax",

@@ -33,6 +33,15 @@ def test_setting_picks_the_zone_and_refuses_unknown_names(monkeypatch, tmp_path)
         load_settings(str(tmp_path))
 
 
+def test_base_url_follows_the_bind_address_unless_set(monkeypatch, tmp_path):
+    monkeypatch.setenv("GUARDSVC_SECRET_KEY", "x")
+    monkeypatch.delenv("GUARDSVC_BASE_URL", raising=False)
+    monkeypatch.setenv("GUARDSVC_BIND", "0.0.0.0:9000")
+    assert load_settings(str(tmp_path))["BASE_URL"] == "http://0.0.0.0:9000"
+    monkeypatch.setenv("GUARDSVC_BASE_URL", "https://guard.example.id/")
+    assert load_settings(str(tmp_path))["BASE_URL"] == "https://guard.example.id"
+
+
 def test_numbers_use_indonesian_grouping(app):
     with app.app_context():
         assert human_number(1234567) == "1.234.567"
