@@ -45,7 +45,7 @@ def trust_proxies(app):
 def register_extensions(app):
     from guardsvc.accounts.auth import init_auth
     from guardsvc.database import init_database
-    from guardsvc.extensions import csrf, db, limiter, login_manager, mail, migrate
+    from guardsvc.extensions import babel, csrf, db, limiter, login_manager, mail, migrate
     import guardsvc.models  # noqa: F401  (registers every table)
 
     init_database(app)
@@ -55,6 +55,7 @@ def register_extensions(app):
     csrf.init_app(app)
     limiter.init_app(app)
     mail.init_app(app)
+    babel.init_app(app)
     init_auth(app)
 
 

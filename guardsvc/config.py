@@ -3,6 +3,7 @@ import logging
 import os
 import secrets
 from pathlib import Path
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 PREFIX = "GUARDSVC_"
 
@@ -57,6 +58,16 @@ def _cheap_password_hashes_for_tests():
     return on
 
 
+def local_timezone():
+    """The IANA zone people read times in (``Asia/Jakarta`` = WIB); refuses an unknown name."""
+    name = _env("TIMEZONE", "Asia/Jakarta")
+    try:
+        ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError) as exc:
+        raise ValueError(f"GUARDSVC_TIMEZONE: unknown time zone {name!r}") from exc
+    return name
+
+
 def load_settings(instance_path):
     """Build the Flask config mapping from ``GUARDSVC_*`` environment variables."""
     database_url = _env("DATABASE_URL") or "sqlite:///" + str(Path(instance_path) / "guardsvc.db")
@@ -69,7 +80,8 @@ def load_settings(instance_path):
         "SQLALCHEMY_DATABASE_URI": database_url,
         "SQLALCHEMY_ENGINE_OPTIONS": {"pool_pre_ping": True},
         "PROXY_COUNT": _env_int("PROXY_COUNT", 0),
-        "BASE_URL": _env("BASE_URL", "http://127.0.0.1:8000").rstrip("/"),
+        # Links in e-mails: where `make run` serves unless the operator says otherwise.
+        "BASE_URL": _env("BASE_URL", "http://" + _env("BIND", "127.0.0.1:8000")).rstrip("/"),
         "BASE_URL_CONFIGURED": _env("BASE_URL") is not None,
         "MAX_CONTENT_LENGTH": 64 * 1024,
         "TESTING_CHEAP_PASSWORD_HASHES": _cheap_password_hashes_for_tests(),
@@ -110,4 +122,7 @@ def load_settings(instance_path):
         "RATELIMIT_CODE": _env("RATELIMIT_CODE", "5 per minute;20 per hour"),
         "SIGNIN_CODE_MINUTES": _env_int("SIGNIN_CODE_MINUTES", 5),
         "LOG_LEVEL": _env("LOG_LEVEL", "INFO"),
+        # Pages and e-mails: Indonesian formats in local time; JSON stays UTC.
+        "BABEL_DEFAULT_LOCALE": "id",
+        "BABEL_DEFAULT_TIMEZONE": local_timezone(),
     }

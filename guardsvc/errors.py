@@ -13,6 +13,7 @@ from werkzeug.exceptions import HTTPException
 
 from guardsvc import messages
 from guardsvc.doors import answers_json
+from guardsvc.stale_forms import stale_form_response
 from guardsvc.transaction import abandon, ends_with
 
 log = logging.getLogger(__name__)
@@ -183,6 +184,10 @@ def _retry_after(error):
 
 
 def _handle_csrf_error(error):
+    if not answers_json():
+        stale = stale_form_response()
+        if stale is not None:
+            return stale
     return render_failure(400, messages.CSRF_FAILED, error=error)
 
 

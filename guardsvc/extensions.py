@@ -1,4 +1,5 @@
 """Extension objects, created unbound and initialised by the app factory."""
+from flask_babel import Babel
 from flask_limiter import Limiter
 from flask_login import LoginManager
 from flask_mail import Mail
@@ -38,3 +39,4 @@ login_manager = LoginManager()
 csrf = CSRFProtect()
 limiter = Limiter(key_func=client_ip)
 mail = Mail()
+babel = Babel()

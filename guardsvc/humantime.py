@@ -1,11 +1,28 @@
-"""How people read a moment (pages and e-mails alike): Indonesian dates, always naming the zone."""
+"""How pages and e-mails show values to people: Indonesian formats in the configured local zone.
 
-MONTHS = ("Januari", "Februari", "Maret", "April", "Mei", "Juni", "Juli", "Agustus",
-          "September", "Oktober", "November", "Desember")
+Everything goes through Flask-Babel, so the locale (``id``) and the zone
+(``GUARDSVC_TIMEZONE``) are chosen in one place. It needs an application
+context, not a request: e-mails queued from the CLI are formatted the same way.
+Stored datetimes are naive UTC; JSON keeps them in UTC (guardsvc/clock.py).
+"""
+from flask_babel import format_date, format_datetime, format_decimal
+
+# "22 November 2026, 17.52 WIB": the zone's own abbreviation (WIB/WITA/WIT) always shown.
+TIME_PATTERN = "d MMMM y, HH.mm zzz"
 
 
 def human_time(value):
-    """``22 November 2026, 08.50 UTC`` for a naive-UTC datetime; '' for None."""
+    """``22 November 2026, 17.52 WIB`` for a naive-UTC datetime; '' for None."""
     if value is None:
         return ""
-    return f"{value.day} {MONTHS[value.month - 1]} {value.year}, {value:%H.%M} UTC"
+    return format_datetime(value, TIME_PATTERN)
+
+
+def human_number(value):
+    """``1.234`` (Indonesian digit grouping) for a count."""
+    return format_decimal(value)
+
+
+def human_date(value):
+    """``22 November 2026`` for a date; '' for None."""
+    return "" if value is None else format_date(value, "d MMMM y")

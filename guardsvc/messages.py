@@ -11,7 +11,7 @@ CSRF_FAILED = "Token CSRF tidak ada atau tidak valid. Muat ulang halaman lalu co
 UNAUTHORIZED = "Anda harus masuk terlebih dahulu atau menyertakan token akses yang valid."
 FORBIDDEN = "Anda tidak memiliki izin untuk tindakan ini."
 BLOCKED = "Akses Anda diblokir. Anda dapat mengajukan permohonan pembukaan blokir."
-NOT_FOUND = "Sumber daya yang diminta tidak ditemukan."
+NOT_FOUND = "Halaman atau data yang Anda cari tidak ditemukan."
 METHOD_NOT_ALLOWED = "Metode HTTP ini tidak diizinkan untuk alamat ini."
 CONFLICT = "Permintaan bertentangan dengan keadaan data saat ini."
 TOO_LARGE = "Isi permintaan terlalu besar (maksimal 64 KiB)."
@@ -21,6 +21,7 @@ RATE_LIMITED = "Terlalu banyak permintaan. Silakan coba lagi nanti."
 INTERNAL_ERROR = "Terjadi kesalahan pada server. Silakan coba lagi nanti."
 UNAVAILABLE = "Layanan sedang tidak dapat menjangkau basis data. Silakan coba lagi sebentar lagi."
 BAD_REQUEST = "Permintaan tidak valid."
+FORM_EXPIRED = "Sesi formulir sudah kedaluwarsa. Isian Anda masih ada; silakan kirim ulang."
 
 # Field validation.
 FIELD_REQUIRED = "Wajib diisi."
@@ -46,10 +47,10 @@ DEFAULT_TOKEN_NAME = "Token akses"
 EMAIL_TAKEN = "Alamat e-mail sudah terdaftar."
 
 # Trusted IPs.
-TRUSTED_IP_SAVED = "IP {ip} berhasil ditambahkan sebagai IP terpercaya Anda."
-TRUSTED_IP_REFRESHED = "IP {ip} sudah terdaftar sebagai IP terpercaya Anda; data perangkat diperbarui."
-TRUSTED_IP_REVOKED = "IP terpercaya berhasil dicabut."
-TRUSTED_IP_NOT_FOUND = "IP terpercaya tidak ditemukan."
+TRUSTED_IP_SAVED = "IP {ip} di perangkat ini kini tepercaya."
+TRUSTED_IP_REFRESHED = "IP {ip} di perangkat ini sudah tepercaya; data perangkat diperbarui."
+TRUSTED_IP_REVOKED = "Perangkat itu tidak lagi tepercaya."
+TRUSTED_IP_NOT_FOUND = "Perangkat tepercaya tidak ditemukan."
 UNNAMED_DEVICE = "Perangkat tanpa nama"
 # A device name made from the User-Agent: "Chrome di Windows".
 BROWSER_ON_SYSTEM = "{browser} di {system}"
@@ -59,7 +60,7 @@ UNKNOWN = "Tidak diketahui"
 # Unblock tickets.
 TICKET_SUBMITTED = "Permohonan pembukaan blokir berhasil diajukan."
 TICKET_COOLDOWN = (
-    "Anda sudah memiliki tiket permohonan yang sedang diproses. Mohon tunggu review administrator."
+    "Anda sudah memiliki tiket permohonan yang sedang diproses. Mohon tunggu peninjauan administrator."
 )
 TICKET_NETWORK_CEILING = ("Terlalu banyak permohonan dari jaringan Anda yang sedang menunggu peninjauan. "
                           "Silakan coba lagi nanti.")

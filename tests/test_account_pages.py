@@ -43,19 +43,37 @@ def test_trust_this_device_registers_ip_and_cookie_device(browser, app):
     assert record.device_id == client.get_cookie("guardsvc_device").value
     assert record.operating_system == CHROME_WINDOWS
     html = text_of(client.get("/akun"))
-    assert "IP 203.0.113.7 berhasil ditambahkan sebagai IP terpercaya Anda." in html
+    assert "IP 203.0.113.7 di perangkat ini kini tepercaya." in html
     card = re.search(rf'<li class="card record" id="perangkat-{record.id}">.*?</li>', html, re.S).group(0)
     assert "Laptop kantor" in card and "Perangkat ini" in card and "Chrome di Windows" in card
     assert "203.0.113.7" in card
 
 
-def test_trusting_again_refreshes_and_blank_name_uses_browser(browser, app):
+def test_blank_name_on_first_trust_uses_browser(browser, app):
+    client, _ = browser
+    trust(client, "")
+    [record] = records(app)
+    assert record.device_name == "Chrome di Windows"
+
+
+def test_trusting_again_without_a_name_keeps_the_chosen_one(browser, app):
     client, _ = browser
     trust(client, "Laptop kantor")
     trust(client, "")
     [record] = records(app)
-    assert record.device_name == "Chrome di Windows"
+    assert record.device_name == "Laptop kantor"
     assert "data perangkat diperbarui" in text_of(client.get("/akun"))
+
+
+def test_trusted_device_is_not_offered_trust_again(browser, app):
+    client, _ = browser
+    assert 'id="percayai"' in text_of(client.get("/akun"))
+    trust(client, "Laptop kantor")
+    html = text_of(client.get("/akun"))
+    assert 'id="percayai"' not in html and "Perangkat ini sudah tepercaya" in html
+    [record] = records(app)
+    post_form(client, f"/akun/perangkat/{record.id}/cabut", page="/akun")
+    assert 'id="percayai"' in text_of(client.get("/akun"))
 
 
 def test_other_device_is_not_marked_as_this_one(browser, app):
@@ -108,7 +126,7 @@ def test_revoke_device_keeps_record_marked(browser, app):
     [record] = records(app)
     assert record.is_active is False
     html = text_of(client.get("/akun"))
-    assert "IP terpercaya berhasil dicabut." in html
+    assert "Perangkat itu tidak lagi tepercaya." in html
     assert re.search(rf'id="perangkat-{record.id}">.*?Dicabut', html, re.S)
     assert f"/akun/perangkat/{record.id}/cabut" not in html
 
@@ -144,9 +162,11 @@ def test_account_actions_need_sign_in(client):
 def test_token_is_shown_once_and_works(browser, app):
     client, _ = browser
     response = post_form(client, "/akun/token", {"name": "Skrip laporan"}, page="/akun")
-    assert response.status_code == 201
-    assert response.headers["Cache-Control"] == "no-store"
-    html = text_of(response)
+    assert response.status_code == 303
+    assert response.headers["Location"] == "/akun#token"
+    shown = client.get("/akun")
+    assert shown.headers["Cache-Control"] == "no-store"
+    html = text_of(shown)
     plain = re.search(r'<output id="token-baru" class="copy-value">(gsv_[^<]+)</output>', html).group(1)
     assert "tidak akan ditampilkan lagi" in html
     api = app.test_client().get("/api/auth/tokens", headers={"Authorization": f"Bearer {plain}"})
@@ -162,7 +182,8 @@ def test_token_is_shown_once_and_works(browser, app):
 
 def test_revoke_token(browser, app):
     client, _ = browser
-    html = text_of(post_form(client, "/akun/token", {"name": ""}, page="/akun"))
+    post_form(client, "/akun/token", {"name": ""}, page="/akun")
+    html = text_of(client.get("/akun"))
     plain = re.search(r'class="copy-value">(gsv_[^<]+)</output>', html).group(1)
     with app.app_context():
         token_id = db.session.scalar(select(ApiToken.id))

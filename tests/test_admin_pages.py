@@ -4,6 +4,7 @@ import re
 import pytest
 
 from tests.blocks_helpers import from_ip
+from tests.factories import submit_body, submit_ticket
 from tests.pages_support import post_form, sign_in_session, text_of
 
 PAGES = ["/admin", "/admin/blokir", "/admin/audit", "/admin/masuk", "/admin/tiket/TKT-00000000"]
@@ -141,3 +142,54 @@ def test_sign_in_history_shows_every_account_and_filters_by_result(admin_client,
     rows = re.search(r"<tbody>(.*)</tbody>", failed_only, re.S).group(1)
     assert "Kata sandi salah" in rows and "Berhasil masuk" not in rows
     assert admin_client.get("/admin/masuk?result=bogus").status_code == 422
+
+
+CHROME_WINDOWS = ("Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) "
+                  "Chrome/131.0.0.0 Safari/537.36")
+
+
+def test_ticket_and_audit_pages_speak_plainly(admin_client, app):
+    response = admin_client.post("/api/guard/unblock-tickets/submit", json=submit_body(),
+                                 headers={"User-Agent": CHROME_WINDOWS}, **from_ip("198.51.100.9"))
+    number = response.get_json()["ticket_number"]
+    post_form(admin_client, f"/admin/tiket/{number}/putuskan", {"action": "approve"},
+              page=f"/admin/tiket/{number}")
+    ticket_page = text_of(admin_client.get(f"/admin/tiket/{number}"))
+    assert "Chrome di Windows" in ticket_page
+    assert re.search(r"<details class=\"ua\"><summary>User-Agent lengkap</summary>"
+                     r"<span class=\"code\">Mozilla/5.0 \(Windows", ticket_page)
+    assert "ticket.approved" not in ticket_page and "Tiket disetujui oleh" in ticket_page
+    audit_page = text_of(admin_client.get("/admin/audit"))
+    assert "<dl class=\"kv-list\">" in audit_page
+    assert "{&#34;" not in audit_page and "{&quot;" not in audit_page and '{"' not in audit_page
+
+
+def test_empty_duration_makes_a_permanent_block(admin_client, app):
+    response = post_form(admin_client, "/admin/blokir", {"ip": "192.0.2.0/24", "minutes": "  "},
+                         page="/admin/blokir")
+    assert response.status_code == 303
+    [block] = admin_client.get("/api/admin/blocks").get_json()["data"]
+    assert block["expires_at"] is None
+    assert "Sampai dibuka" in text_of(admin_client.get("/admin/blokir"))
+
+
+def test_admin_desk_is_wide_with_one_admin_link_and_labelled_tables(client, make_user):
+    sign_in_session(client, make_user(role="admin", email="admin@example.com", name="Admin"))
+    submit_ticket(client, "198.51.100.20")
+    html = text_of(client.get("/admin"))
+    assert '<body class="page-wide">' in html
+    assert html.count(">Admin</a>") == 0 and html.count(">Administrasi</a>") == 1
+    assert '<div class="table-wrap" role="region" aria-label="Daftar tiket" tabindex="0">' in html
+    assert '<td data-label="Diajukan" class="when">' in html
+    assert '<body class="">' in text_of(client.get("/banding"))
+
+
+def test_chart_has_a_data_table_alternative(admin_client):
+    submit_ticket(admin_client, "198.51.100.30")
+    html = text_of(admin_client.get("/admin"))
+    table = re.search(r'<details class="chart-data">.*?</details>', html, re.S).group(0)
+    assert "<summary>Angka per hari (tabel)</summary>" in table
+    rows = re.findall(r"<tr><th scope=\"row\" data-label=\"Tanggal\">([^<]+)</th>(.*?)</tr>", table, re.S)
+    assert len(rows) == 14
+    totals = [re.findall(r'data-label="Jumlah">(\d+)<', cells)[0] for _, cells in rows]
+    assert totals.count("1") == 1 and totals.count("0") == 13

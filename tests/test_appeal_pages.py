@@ -77,13 +77,19 @@ def test_receipt_without_a_submission_goes_to_status_check(client):
     assert response.headers["Location"].endswith("/banding/cek")
 
 
-def test_post_without_csrf_token_is_refused_with_indonesian_page(client, app):
-    response = client.post("/banding", data=FORM)
+def test_stale_form_is_shown_again_with_the_text_and_nothing_saved(client, app):
+    response = client.post("/banding", data={**FORM, "reason": "Alasan <b>saya</b> panjang"})
     assert response.status_code == 400
     html = text_of(response)
-    assert "Token CSRF tidak ada atau tidak valid" in html
+    assert "Sesi formulir sudah kedaluwarsa" in html and "CSRF" not in html and "Kode 400" not in html
+    assert "Alasan &lt;b&gt;saya&lt;/b&gt; panjang</textarea>" in html
+    assert f'value="{FORM["email"]}"' in html
     assert '<html lang="id">' in html
     assert stored_tickets(app) == []
+    # The page carries a fresh token: sending it again succeeds.
+    token = re.search(r'name="csrf_token" value="([^"]+)"', html).group(1)
+    again = client.post("/banding", data={**FORM, "csrf_token": token})
+    assert again.status_code == 303 and len(stored_tickets(app)) == 1
 
 
 def test_invalid_input_rerenders_form_keeping_text_with_errors_at_fields(client, app):
@@ -153,7 +159,7 @@ def test_status_of_pending_ticket_any_case_and_spaces(client, app, monkeypatch):
     assert response.status_code == 200
     assert f"Tiket <span class=\"code\">{ticket.ticket_number}</span>" in html
     assert "Status: <strong>Menunggu peninjauan</strong>" in html
-    assert "22 November 2026, 08.50 UTC" in html
+    assert "22 November 2026, 15.50 WIB" in html
     assert "Belum diputuskan" in html
     for private in ("Budi", "budi@example.com", "0812", "Saya tidak melakukan"):
         assert private not in html
@@ -169,7 +175,7 @@ def test_status_of_decided_ticket_shows_decision_time_and_notes(client, app, mon
         db.session.commit()
     html = text_of(client.get("/banding/cek", query_string={"tiket": ticket.ticket_number}))
     assert f"Status: <strong>{label}</strong>" in html
-    assert "1 Desember 2026, 14.05 UTC" in html
+    assert "1 Desember 2026, 21.05 WIB" in html
     assert "Catatan &lt;untuk&gt; Anda" in html
 
 

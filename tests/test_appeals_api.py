@@ -31,7 +31,7 @@ def test_second_submission_from_same_ip_gets_cooldown_with_existing_number(clien
     body = response.get_json()
     assert body == {"success": False, "ticket_number": first, "message":
                     "Anda sudah memiliki tiket permohonan yang sedang diproses. "
-                    "Mohon tunggu review administrator."}
+                    "Mohon tunggu peninjauan administrator."}
     assert "Retry-After" not in response.headers
 
 

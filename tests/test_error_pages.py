@@ -107,6 +107,8 @@ def test_safe_next(target, expected):
     assert safe_next(target, default="D") == expected
 
 
-def test_human_time_names_the_zone():
-    assert human_time(datetime(2026, 1, 5, 7, 3)) == "5 Januari 2026, 07.03 UTC"
-    assert human_time(None) == ""
+def test_human_time_is_local_and_names_the_zone(app):
+    with app.app_context():
+        assert human_time(datetime(2026, 1, 5, 7, 3)) == "5 Januari 2026, 14.03 WIB"
+        assert human_time(datetime(2026, 1, 5, 20, 3)) == "6 Januari 2026, 03.03 WIB"
+        assert human_time(None) == ""

@@ -35,7 +35,7 @@ def test_sign_in_then_account_and_header_state(client, make_user):
 
 def test_admin_sees_admin_link(client, make_user):
     sign_in(client, make_user(role="admin"))
-    assert '<a href="/admin">Admin</a>' in text_of(client.get("/"))
+    assert '<a href="/admin">Administrasi</a>' in text_of(client.get("/"))
 
 
 def test_unknown_email_and_wrong_password_answer_alike(client, make_user):
@@ -90,6 +90,18 @@ def test_signed_in_visit_to_sign_in_follows_only_safe_next(client, make_user):
     sign_in(client, make_user())
     assert client.get("/masuk?next=//evil.com").headers["Location"] == "/akun"
     assert client.get("/masuk?next=/banding").headers["Location"] == "/banding"
+
+
+def test_stale_sign_in_form_keeps_the_email_never_the_password(client, make_user):
+    user = make_user()
+    response = client.post("/masuk", data={"email": user.email, "password": PASSWORD, "next": "/banding"})
+    assert response.status_code == 400
+    html = text_of(response)
+    assert "Sesi formulir sudah kedaluwarsa" in html and "CSRF" not in html
+    assert f'value="{user.email}"' in html and PASSWORD not in html
+    assert 'name="next" value="/banding"' in html
+    with client.session_transaction() as session:
+        assert "_user_id" not in session
 
 
 def test_sign_in_starts_a_fresh_session(client, make_user):

@@ -25,7 +25,7 @@ def test_save_creates_then_refreshes(client, bearer):
     user, headers = bearer()
     first = save(client, headers, device_name="Laptop kantor")
     assert first.status_code == 201
-    assert first.get_json()["message"] == "IP 203.0.113.7 berhasil ditambahkan sebagai IP terpercaya Anda."
+    assert first.get_json()["message"] == "IP 203.0.113.7 di perangkat ini kini tepercaya."
     again = save(client, headers, device_name="Laptop rumah")
     assert again.status_code == 200
     assert again.get_json()["data"]["id"] == first.get_json()["data"]["id"]
@@ -72,7 +72,7 @@ def test_revoking_another_users_record_is_404_and_changes_nothing(client, bearer
     record = save(client, owner_headers).get_json()["data"]
     response = client.delete(f"{BASE}/{record['id']}", headers=other)
     assert response.status_code == 404
-    assert response.get_json()["message"] == "IP terpercaya tidak ditemukan."
+    assert response.get_json()["message"] == "Perangkat tepercaya tidak ditemukan."
     assert check(client, admin, owner.id).get_json()["data"]["trusted"] is True
     assert client.delete(f"{BASE}/999999", headers=other).status_code == 404
 

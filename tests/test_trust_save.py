@@ -21,7 +21,7 @@ def test_first_registration_is_201_with_exact_fields(client, bearer):
     assert response.status_code == 201
     body = response.get_json()
     assert body["success"] is True
-    assert body["message"] == "IP 203.0.113.7 berhasil ditambahkan sebagai IP terpercaya Anda."
+    assert body["message"] == "IP 203.0.113.7 di perangkat ini kini tepercaya."
     data = body["data"]
     assert set(data) == {"id", "user_id", "ip_address", "local_ip", "device_id", "device_name",
                          "operating_system", "is_active", "verified_at"}
@@ -81,6 +81,15 @@ def test_blank_device_name_is_derived_from_user_agent(client, bearer, agent, nam
 def test_empty_body_is_allowed(client, bearer):
     _, headers = bearer()
     assert save(client, headers, data=b"").status_code == 201
+
+
+def test_refresh_without_a_name_keeps_the_stored_name(client, bearer):
+    _, headers = bearer()
+    headers = {**headers, "X-Device-Id": "dev-keep", "User-Agent": CHROME_WINDOWS}
+    save(client, headers, json={"device_name": "Laptop kantor"})
+    again = save(client, headers, json={})
+    assert again.status_code == 200
+    assert again.get_json()["data"]["device_name"] == "Laptop kantor"
 
 
 def test_device_name_too_long_is_422(client, bearer):

@@ -1,5 +1,5 @@
 """HTML door for accounts: sign-out (/keluar), the account page (/akun) and its token section."""
-from flask import Blueprint, flash, redirect, request, url_for
+from flask import Blueprint, flash, redirect, request, session, url_for
 from flask_login import current_user
 
 from guardsvc import messages
@@ -13,6 +13,7 @@ from guardsvc.doors import never_guarded
 from guardsvc.pages.forms import load_form
 
 bp = Blueprint("account_pages", __name__)
+NEW_TOKEN_KEY = "new_token"
 
 
 def tokens_part(user, _client):
@@ -35,23 +36,26 @@ def sign_out():
 @bp.get("/akun")
 @roles_required(*PEOPLE)
 def account():
-    """The signed-in person's account page: every section the features registered."""
-    return render_account_page()
+    """The signed-in person's trusted devices and personal access tokens."""
+    # A token just created is shown on this one page view, then forgotten.
+    return render_account_page(new_token=session.pop(NEW_TOKEN_KEY, None))
 
 
 @bp.post("/akun/token")
 @roles_required(*PEOPLE)
 def create_token():
-    """Create a personal access token and show it once, in this response only.
+    """Create a personal access token, then redirect to the page that shows it once.
 
-    The page is answered directly (not redirected) so the token never sits in
-    a cookie or any server-side store; the response is marked no-store.
+    Post/redirect/get: a reload of the page never creates a second token. The
+    plain token waits in the signed, HttpOnly session only until that next
+    GET, which removes it and is marked no-store.
     """
     data, errors, values = load_form(TokenRequestSchema(only=("name",)), request.form, ("name",))
     if errors:
         return render_account_page(422, errors=errors, values=values, error_form="token")
     plain, _record = service.create_token(current_user, data.get("name"))
-    return render_account_page(201, new_token=plain)
+    session[NEW_TOKEN_KEY] = plain
+    return redirect(url_for(".account", _anchor="token"), code=303)
 
 
 @bp.post("/akun/token/<int(max=2147483647):token_id>/cabut")

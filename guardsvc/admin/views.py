@@ -1,4 +1,6 @@
 """HTML door for administrators: ticket queue and decisions, blocks, audit log (/admin)."""
+import json
+
 from flask import Blueprint, flash, redirect, render_template, request, url_for
 from flask_login import current_user
 
@@ -88,7 +90,8 @@ def block_list():
 @bp.post("/blokir")
 def add_block():
     """Create a block from the form; back to the list (303)."""
-    data, errors, values = load_form(BlockCreateSchema(), request.form, BLOCK_FIELDS)
+    data, errors, values = load_form(BlockCreateSchema(), request.form, BLOCK_FIELDS,
+                                      blank_means_unset=("minutes",))
     if errors:
         return _render_blocks(values=values, errors=errors, status=422)
     block = blocks.create_block(network=data.pop("ip"), **data, actor=current_user, origin_ip=client_ip())
@@ -125,3 +128,12 @@ def sign_ins():
     filters = _list_query(LoginQuerySchema())
     events = signin_account.all_sign_ins(limit=filters["limit"], result=filters["result"])
     return render_template("admin/sign_ins.html", events=events, filters=filters, results=RESULTS)
+
+
+@bp.app_template_filter("audit_fields")
+def audit_fields_filter(details):
+    """An audit entry's JSON details as a mapping (anything else is shown as it is)."""
+    try:
+        return json.loads(details) if details else None
+    except ValueError:
+        return details

@@ -12,6 +12,7 @@ from guardsvc.doors import never_guarded
 from guardsvc.errors import Cooldown, NotFound, TooManyPending, is_connection_problem
 from guardsvc.identity import current_client
 from guardsvc.pages.forms import load_form
+from guardsvc.stale_forms import rerender_when_stale
 from guardsvc.transaction import abandon
 
 bp = never_guarded(Blueprint("appeal_pages", __name__, url_prefix="/banding"))
@@ -24,10 +25,17 @@ TICKET_QUERY_MAX = 64
 bp.add_app_template_global(TICKET_STATUSES, "ticket_statuses")
 
 
-def _render_form(values, *, errors=None, unavailable=False, refused=None, reference=None, status=200):
+def _render_form(values, *, errors=None, unavailable=False, refused=None, reference=None, failure=None,
+                 status=200):
     return render_template("appeals/form.html", values=values, errors=errors, unavailable=unavailable,
-                           refused=refused, reference=reference, stamp=spam.form_stamp(),
+                           refused=refused, reference=reference, failure=failure, stamp=spam.form_stamp(),
                            honeypot=spam.HONEYPOT_FIELD, stamp_field=spam.STAMP_FIELD), status
+
+
+@rerender_when_stale("appeal_pages.submit_appeal")
+def _stale_appeal_form(form):
+    values = {name: form.get(name, "") for name in FIELDS}
+    return _render_form(values, failure=messages.FORM_EXPIRED, status=400)
 
 
 @bp.get("")

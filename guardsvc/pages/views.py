@@ -5,7 +5,7 @@ from flask import Blueprint, render_template
 from flask_login import current_user
 from sqlalchemy.exc import SQLAlchemyError
 
-from guardsvc.humantime import human_time
+from guardsvc.humantime import human_date, human_number, human_time
 
 log = logging.getLogger(__name__)
 
@@ -26,6 +26,16 @@ def layout_helpers():
 @bp.app_template_filter("waktu")
 def waktu_filter(value):
     return human_time(value)
+
+
+@bp.app_template_filter("tanggal")
+def tanggal_filter(value):
+    return human_date(value)
+
+
+@bp.app_template_filter("angka")
+def angka_filter(value):
+    return human_number(value)
 
 
 def site_user():

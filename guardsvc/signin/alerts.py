@@ -13,6 +13,5 @@ def queue_signin_alert(user, event):
         name=user.name, email=user.email, when=human_time(event.created_at),
         ip_address=event.ip_address,
         device=describe_user_agent(event.user_agent) or messages.UNRECOGNISED_DEVICE,
-        user_agent=event.user_agent or messages.UNKNOWN,
         account_url=external_url("account_pages.account"),
         password_url=external_url("security_pages.password_form"))

@@ -9,6 +9,7 @@ from guardsvc.extensions import login_manager
 from guardsvc.identity import current_client
 from guardsvc.pages.forms import load_form
 from guardsvc.pages.navigation import safe_next
+from guardsvc.stale_forms import rerender_when_stale
 from guardsvc.signin import pending, service
 from guardsvc.signin.limits import code_attempt_limit, remember_outcome, sign_in_limit
 from guardsvc.transaction import ends_with
@@ -31,6 +32,13 @@ def _next_target(value):
 def _render_sign_in(email="", next_url="", *, errors=None, failure=None, status=200):
     return render_template("signin/sign_in.html", values={"email": email}, next_url=next_url,
                            errors=errors, failure=failure), status
+
+
+@rerender_when_stale("signin_pages.sign_in_submit")
+def _stale_sign_in(form):
+    # The password is never sent back into the page; the e-mail is.
+    return _render_sign_in(form.get("email", ""), safe_next(form.get("next"), default=""),
+                           failure=messages.FORM_EXPIRED, status=400)
 
 
 @bp.get("/masuk")

@@ -26,18 +26,19 @@ def trust_device(user, client, device_name=None):
     """Register the caller's (IP, device) as trusted for ``user``.
 
     Returns ``(record, created)``. Registering the same triple again refreshes
-    it (verified_at, name, agent, active again) instead of adding a second row;
-    a concurrent first registration that loses the race becomes that refresh.
+    it (verified_at, agent, active again, the name only when one is given)
+    instead of adding a second row; a concurrent first registration that loses
+    the race becomes that refresh. A first registration without a name is
+    named after the browser and system ("Chrome di Windows").
     """
-    name = device_name or describe_user_agent(client.user_agent) or messages.UNNAMED_DEVICE
     for _ in range(2):
         record = _find(user.id, client.ip_address, client.device_id)
         if record is not None:
-            _refresh(record, client, name)
+            _refresh(record, client, device_name)
             db.session.flush()
             return record, False
         record = TrustedIp(user_id=user.id, ip_address=client.ip_address, device_id=client.device_id,
-                           local_ip=client.local_ip, device_name=name,
+                           local_ip=client.local_ip, device_name=device_name or _derived_name(client),
                            operating_system=client.user_agent, is_active=True)
         try:
             # Only the insert is undone when a concurrent first save wins the race;
@@ -50,10 +51,15 @@ def trust_device(user, client, device_name=None):
     raise RuntimeError("trusted IP neither inserted nor found")  # pragma: no cover
 
 
-def _refresh(record, client, name):
+def _derived_name(client):
+    return describe_user_agent(client.user_agent) or messages.UNNAMED_DEVICE
+
+
+def _refresh(record, client, device_name):
     now = clock.utcnow()
     record.verified_at = now
-    record.device_name = name
+    if device_name:  # a refresh without a name keeps the one the person chose
+        record.device_name = device_name
     record.operating_system = client.user_agent
     record.local_ip = client.local_ip
     record.is_active = True

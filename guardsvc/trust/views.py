@@ -20,7 +20,9 @@ FIELDS = ("device_name",)
 def devices_part(user, client):
     """What the trusted-devices part of /akun shows: each record, and whether it is this device."""
     return {"devices": [(record, service.is_this_device(record, client))
-                        for record in service.list_trusted(user)]}
+                        for record in service.list_trusted(user)],
+            # No "trust this device" offer where this device already is trusted.
+            "trusted_here": service.is_trusted(user.id, client.ip_address, client.device_id)}
 
 
 register_section_with(bp, Section("perangkat", "trust/_account_devices.html", devices_part, order=10))

@@ -36,7 +36,7 @@ def test_submit_appeal_read_ticket_check_status_then_cooldown(page):
     page.get_by_role("link", name="Lihat status tiket").click()
     expect(page.locator(".status-badge")).to_have_text("Status: Menunggu peninjauan")
     expect(page.get_by_role("heading", name=f"Tiket {ticket}")).to_be_visible()
-    expect(page.locator("body")).to_contain_text("UTC")
+    expect(page.locator("body")).to_contain_text("WIB")
     shoot(page, "cek-menunggu")
 
     page.goto("/banding")

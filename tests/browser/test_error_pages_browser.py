@@ -47,5 +47,5 @@ def test_block_page_leads_to_prefilled_appeal(page, app, live_server):
                                                  (500, messages.INTERNAL_ERROR, "galat-500")])
 def test_server_error_pages(page, app, live_server, status, message, name):
     show(page, live_server, f"/pratinjau/{status}", status, rendered(app, status, message))
-    expect(page.locator(".status-code")).to_have_text(f"Kode {status}")
+    expect(page.locator(".status-code")).to_have_text(f"Kode kesalahan untuk petugas bantuan: {status}")
     shoot(page, name)

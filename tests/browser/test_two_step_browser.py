@@ -63,7 +63,7 @@ def test_set_up_2fa_sign_in_with_code_and_trust_the_device(page, make_user):
     password_step(page, user.email)
     expect(page).to_have_url(re.compile(r"/akun$"))  # trusted: no code asked
     history = page.locator("table.history tbody tr")
-    expect(history.first).to_contain_text("perangkat terpercaya, tanpa kode")
+    expect(history.first).to_contain_text("perangkat tepercaya, tanpa kode")
     page.locator("#keamanan").scroll_into_view_if_needed()
     shoot(page, "akun-keamanan")
 
