@@ -36,10 +36,15 @@ def configure_logging(app):
 
 
 def trust_proxies(app):
-    """Honour X-Forwarded-For only for the number of proxies the operator declared."""
+    """Honour X-Forwarded-For only for the number of proxies the operator declared.
+
+    X-Forwarded-Prefix too: behind a proxy guardsvc may live under a path of
+    the guarded site (``/guardsvc/``), and its links must carry that path.
+    """
     count = app.config["PROXY_COUNT"]
     if count > 0:
-        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=count, x_proto=count, x_host=0, x_port=0)
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=count, x_proto=count, x_host=0, x_port=0,
+                                x_prefix=count)
 
 
 def register_extensions(app):
@@ -76,6 +81,8 @@ def register_blueprints(app):
     from guardsvc.admin.api import bp as admin_api
     from guardsvc.appeals.api import bp as appeals_api
     from guardsvc.blocks.api import bp as blocks_api
+    from guardsvc.blocks.forward_auth import bp as forward_auth
+    from guardsvc.blocks.views import bp as block_pages
     from guardsvc.health import bp as health
     from guardsvc.openapi import bp as openapi
     from guardsvc.signin.api import bp as signin_api
@@ -89,10 +96,10 @@ def register_blueprints(app):
     from guardsvc.admin.views import bp as admin_pages
 
     for blueprint in (health, openapi, accounts_api, trust_api, appeals_api, signin_api, blocks_api,
-                      admin_api):
+                      admin_api, forward_auth):
         app.register_blueprint(blueprint)
     for blueprint in (pages, appeal_pages, account_pages, trust_pages, signin_pages, security_pages,
-                      admin_pages):
+                      admin_pages, block_pages):
         app.register_blueprint(blueprint)
 
 

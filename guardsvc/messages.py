@@ -89,3 +89,7 @@ PASSWORD_MISMATCH = "Konfirmasi kata sandi tidak sama."
 TOTP_DISABLED = "Verifikasi dua langkah sudah dinonaktifkan."
 SIGNED_OUT_EVERYWHERE = "Anda telah keluar dari semua perangkat. Silakan masuk kembali."
 PASSWORD_CHANGED = "Kata sandi berhasil diubah. Semua perangkat lain telah dikeluarkan dari akun Anda."
+
+# Forward auth and the block page
+FORWARDED_ADDRESS_INVALID = "Alamat klien yang diteruskan oleh proxy tidak dapat dibaca."
+FORWARD_AUTH_SECRET_INVALID = "Rahasia forward auth tidak ada atau salah."

@@ -112,10 +112,12 @@ def build_spec():
 
 def paths():
     from guardsvc.admin.openapi_paths import paths as admin_paths
+    from guardsvc.blocks.openapi_paths import paths as forward_auth_paths
 
     trusted = envelope("TrustedIpResponse", TrustedIpSchema)
     return {
         **admin_paths(),
+        **forward_auth_paths(),
         "/api/security/trusted-ips/save-my-ip": {"post": operation(
             "Percayai IP dan perangkat saat ini", trusted, 201, SaveMyIpSchema, BODY + (400,),
             IDENTITY_HEADERS, extra={"description": "201 saat pertama, 200 saat diperbarui."},

@@ -24,6 +24,8 @@ from guardsvc.identity import current_client
 UNGUARDED_PATHS = frozenset({
     "/banding", "/healthz", "/readyz", "/api/openapi.json", "/api/guard/unblock-tickets/submit",
     "/keluar",
+    # The proxy's sub-request judges someone else; the block page is what a blocked client sees.
+    "/api/guard/forward-auth", "/terblokir",
 })
 UNGUARDED_PREFIXES = ("/banding/", "/static/", "/api/guard/unblock-tickets/check/")
 

@@ -124,10 +124,15 @@ def _unused_reference():
     raise RuntimeError("could not find an unused block reference")  # pragma: no cover
 
 
+def find_block(reference):
+    """The block with this reference (any case), or None for an unknown or malformed one."""
+    canonical = codes.parse_code(REFERENCE_PREFIX, reference or "")
+    return db.session.scalar(select(Block).where(Block.reference == canonical)) if canonical else None
+
+
 def get_block(reference):
     """The block with this reference (any case), else NotFound."""
-    canonical = codes.parse_code(REFERENCE_PREFIX, reference)
-    block = canonical and db.session.scalar(select(Block).where(Block.reference == canonical))
+    block = find_block(reference)
     if not block:
         raise NotFound(messages.BLOCK_NOT_FOUND)
     return block
