@@ -93,3 +93,9 @@ PASSWORD_CHANGED = "Kata sandi berhasil diubah. Semua perangkat lain telah dikel
 # Forward auth and the block page
 FORWARDED_ADDRESS_INVALID = "Alamat klien yang diteruskan oleh proxy tidak dapat dibaca."
 FORWARD_AUTH_SECRET_INVALID = "Rahasia forward auth tidak ada atau salah."
+
+# Allow entries
+ALLOW_NOT_FOUND = "Daftar izin tidak ditemukan."
+ALLOW_NOT_ACTIVE = "Daftar izin ini sudah tidak aktif."
+ALLOW_CREATED = "Daftar izin untuk {target} berhasil dibuat."
+ALLOW_REMOVED = "Daftar izin untuk {target} berhasil dihapus."

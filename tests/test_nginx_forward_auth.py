@@ -134,6 +134,18 @@ def test_a_device_block_follows_the_cookie_the_site_handed_out(stack, make_block
     assert fetch(stack["port"], "/", FREE)[0] == 200  # the same IP with another device
 
 
+def test_an_allow_entry_lets_its_client_through_a_blocked_range(stack, make_block, app):
+    from guardsvc.blocks.allows import add_allow_entry
+    from guardsvc.extensions import db
+
+    make_block(network="127.0.9.0/24")
+    with app.app_context():
+        add_allow_entry(network=ALLOWED, reason="Mitra")
+        db.session.commit()
+    assert fetch(stack["port"], "/", ALLOWED)[:3:2] == (200, "upstream ok")
+    assert fetch(stack["port"], "/", IN_RANGE)[0] == 403
+
+
 def test_appeal_pages_stay_reachable_for_a_blocked_client(stack, make_block):
     reference = make_block(network=BLOCKED)
     status, _, body = fetch(stack["port"], f"/guardsvc/banding?ref={reference}", BLOCKED)

@@ -1,7 +1,7 @@
 """Shapes of block requests and records."""
 from datetime import datetime, timezone
 
-from marshmallow import ValidationError, fields, validates_schema
+from marshmallow import ValidationError, fields, pre_load, validates_schema
 
 from guardsvc import clock, messages
 from guardsvc.blocks.networks import canonical_network, display_target, is_single_address
@@ -59,6 +59,13 @@ class BlockCreateSchema(BaseSchema):
     reason = _optional(Text, max_length=1000, multiline=True, blank_as_none=True)
     minutes = _optional(Integer, strict=False, maximum=MAX_MINUTES)
     expires_at = _optional(UtcDateTime)
+
+    @pre_load
+    def _blank_minutes_mean_none(self, data, **kwargs):
+        # The page's form sends an empty duration for "until lifted".
+        if isinstance(data, dict) and isinstance(data.get("minutes"), str) and not data["minutes"].strip():
+            data = {**data, "minutes": None}
+        return data
 
     @validates_schema
     def _one_target_one_expiry(self, data, **kwargs):
