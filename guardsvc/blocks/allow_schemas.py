@@ -2,8 +2,7 @@
 from marshmallow import fields
 
 from guardsvc import clock
-from guardsvc.blocks.networks import display_target, is_single_address
-from guardsvc.blocks.schemas import BlockCreateSchema, BlockListQuerySchema
+from guardsvc.blocks.schemas import BlockCreateSchema, BlockListQuerySchema, block_kind, display_target_of
 from guardsvc.schema_fields import BaseSchema, Nullable, Timestamp
 
 
@@ -18,19 +17,12 @@ class AllowListQuerySchema(BlockListQuerySchema):
     """Filters of the administrator's allow list."""
 
 
-def allow_kind(entry):
-    """``"ip"``, ``"cidr"`` or ``"device"``."""
-    if entry.network is None:
-        return "device"
-    return "ip" if is_single_address(entry.network) else "cidr"
-
-
 class AllowEntrySchema(BaseSchema):
     """An allow entry as the administrator sees it."""
 
     id = fields.Integer()
-    kind = fields.Function(allow_kind)
-    target = fields.Function(lambda e: display_target(e.network) if e.network else e.device_id)
+    kind = fields.Function(block_kind)
+    target = fields.Function(display_target_of)
     network = Nullable()
     device_id = Nullable()
     reason = Nullable()

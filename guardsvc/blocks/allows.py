@@ -8,11 +8,10 @@ from sqlalchemy import and_, or_, select, update
 from guardsvc import clock, messages
 from guardsvc.audit.service import record_event
 from guardsvc.blocks.models import AllowEntry
-from guardsvc.blocks.networks import candidate_networks
-from guardsvc.blocks.service import checked_expiry, checked_target
+from guardsvc.blocks.service import checked_expiry, checked_target, filtered
 from guardsvc.errors import InvalidState, NotFound
 from guardsvc.extensions import db
-from guardsvc.listing import contains_text, paginate
+from guardsvc.listing import paginate
 
 
 def audit_target(entry):
@@ -65,16 +64,6 @@ def _active(now):
 
 def search_allow_entries(active=None, q=None, page=1, per_page=20):
     """Allow entries, newest first; ``active`` True/False filters, ``q`` searches (an IP finds its ranges)."""
-    query = select(AllowEntry)
-    now = clock.utcnow()
-    if active is True:
-        query = query.where(_active(now))
-    elif active is False:
-        query = query.where(~_active(now))
-    if q:
-        text_match = contains_text(q, AllowEntry.network, AllowEntry.device_id, AllowEntry.reason)
-        try:
-            query = query.where(or_(text_match, AllowEntry.network.in_(candidate_networks(q.strip()))))
-        except ValueError:
-            query = query.where(text_match)
+    query = filtered(select(AllowEntry), _active(clock.utcnow()), active, q, AllowEntry.network,
+                     AllowEntry.network, AllowEntry.device_id, AllowEntry.reason)
     return paginate(query.order_by(AllowEntry.created_at.desc(), AllowEntry.id.desc()), page, per_page)

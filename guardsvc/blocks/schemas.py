@@ -113,10 +113,15 @@ class BlockCheckSchema(BaseSchema):
 
 
 def block_kind(block):
-    """``"ip"``, ``"cidr"`` or ``"device"``."""
+    """``"ip"``, ``"cidr"`` or ``"device"`` (of a block or an allow entry)."""
     if block.network is None:
         return "device"
     return "ip" if is_single_address(block.network) else "cidr"
+
+
+def display_target_of(record):
+    """What a block or an allow entry targets, as people write it."""
+    return display_target(record.network) if record.network else record.device_id
 
 
 class BlockSchema(BaseSchema):
@@ -124,7 +129,7 @@ class BlockSchema(BaseSchema):
 
     reference = fields.String()
     kind = fields.Function(block_kind)
-    target = fields.Function(lambda b: display_target(b.network) if b.network else b.device_id)
+    target = fields.Function(display_target_of)
     network = Nullable()
     device_id = Nullable()
     local_ip = Nullable()

@@ -209,18 +209,25 @@ def search_blocks(active=None, q=None, page=1, per_page=20):
     ``q`` matches reference, target, local IP and reason; when it is an IP
     address it also finds the ranges containing it.
     """
-    query = select(Block)
-    now = clock.utcnow()
+    query = filtered(select(Block), active_condition(clock.utcnow()), active, q, Block.network,
+                     Block.reference, Block.network, Block.device_id, Block.local_ip, Block.reason)
+    return paginate(query.order_by(Block.created_at.desc(), Block.id.desc()), page, per_page)
+
+
+def filtered(query, is_active, active, q, network_column, *text_columns):
+    """``query`` narrowed to active (True) or inactive (False) rows and to text ``q``.
+
+    When ``q`` is an IP address it also finds the ranges in ``network_column`` containing it.
+    """
     if active is True:
-        query = query.where(active_condition(now))
+        query = query.where(is_active)
     elif active is False:
-        query = query.where(~active_condition(now))
+        query = query.where(~is_active)
     if q:
-        text_match = contains_text(q, Block.reference, Block.network, Block.device_id, Block.local_ip,
-                                   Block.reason)
+        text_match = contains_text(q, *text_columns)
         try:
-            query = query.where(or_(text_match, Block.network.in_(candidate_networks(q.strip()))))
+            query = query.where(or_(text_match, network_column.in_(candidate_networks(q.strip()))))
         except ValueError:
             query = query.where(text_match)
-    return paginate(query.order_by(Block.created_at.desc(), Block.id.desc()), page, per_page)
+    return query
 
