@@ -2,7 +2,8 @@
 
 One run: migrate two fresh databases, leave one with an empty block list and
 bulk-insert 1,000,000 active blocks (100,000 of them CIDR ranges, IPv4 and
-IPv6, some expiring, some narrowed by a local IP) into the other, then time
+IPv6, some expiring, some narrowed by a local IP) and 10,000 allow entries
+(addresses, ranges, devices) into the other, then time
 anonymous guarded requests through the Flask test client against both, in
 alternating rounds so that machine noise hits both alike. Prints median and
 p95 per request and their ratio.
@@ -41,6 +42,7 @@ def parse_args():
     parser.add_argument("--database-url", help="PostgreSQL (or other) URL; default: temporary SQLite file")
     parser.add_argument("--blocks", type=int, default=1_000_000, help="total active blocks")
     parser.add_argument("--cidrs", type=int, default=100_000, help="how many of them are CIDR ranges")
+    parser.add_argument("--allows", type=int, default=10_000, help="active allow entries")
     parser.add_argument("--requests", type=int, default=4000, help="timed requests per database")
     parser.add_argument("--rounds", type=int, default=8, help="alternations between the two databases")
     parser.add_argument("--seed", type=int, default=7)
@@ -146,28 +148,52 @@ def block_rows(total, cidrs, rng, now):
         yield row
 
 
-def fill(app, total, cidrs, seed):
-    from sqlalchemy import insert, text
+def allow_rows(total, rng, now):
+    """Rows for a bulk insert of allow entries (addresses, ranges, devices); none covering CLIENTS."""
+    for i in range(total):
+        row = {"network": None, "device_id": None, "reason": "bench", "created_at": now,
+               "expires_at": now + timedelta(days=30) if i % 10 == 0 else None}
+        if i % 5 == 4:
+            row["device_id"] = f"bench-allowed-{i}"
+        else:
+            network = _random_network(rng, 4 if i % 2 else 6, 32 if i % 5 else 24)
+            while _covers_a_client(network):  # pragma: no cover - astronomically rare
+                network = _random_network(rng, 4, 32)
+            row["network"] = network.with_prefixlen
+        yield row
+
+
+def _insert_all(model, rows):
+    from guardsvc.extensions import db
+    from sqlalchemy import insert
+
+    batch = []
+    for row in rows:
+        batch.append(row)
+        if len(batch) == BATCH:
+            db.session.execute(insert(model), batch)
+            db.session.commit()
+            batch = []
+    if batch:
+        db.session.execute(insert(model), batch)
+        db.session.commit()
+
+
+def fill(app, total, cidrs, allows, seed):
+    from sqlalchemy import text
 
     from guardsvc import clock
-    from guardsvc.blocks.models import Block
+    from guardsvc.blocks.models import AllowEntry, Block
     from guardsvc.extensions import db
 
     rng = random.Random(seed)
     started = time.perf_counter()
     with app.app_context():
-        batch = []
-        for row in block_rows(total, cidrs, rng, clock.utcnow()):
-            batch.append(row)
-            if len(batch) == BATCH:
-                db.session.execute(insert(Block), batch)
-                db.session.commit()
-                batch = []
-        if batch:
-            db.session.execute(insert(Block), batch)
-            db.session.commit()
+        _insert_all(Block, block_rows(total, cidrs, rng, clock.utcnow()))
+        _insert_all(AllowEntry, allow_rows(allows, rng, clock.utcnow()))
         if db.engine.dialect.name == "postgresql":
             db.session.execute(text("ANALYZE blocks"))
+            db.session.execute(text("ANALYZE allow_entries"))
             db.session.commit()
     return time.perf_counter() - started
 
@@ -185,6 +211,18 @@ def sample_blocked_ip(app):
     return str(ipaddress.ip_network(network).network_address + 1)
 
 
+def allow_one_address(app, blocked_ip):
+    """Allow the address next to ``blocked_ip``, to check that allow entries outrank the range."""
+    from guardsvc.blocks.allows import add_allow_entry
+    from guardsvc.extensions import db
+
+    allowed = str(ipaddress.ip_address(blocked_ip) + 1)
+    with app.app_context():
+        add_allow_entry(network=allowed, reason="bench check")
+        db.session.commit()
+    return allowed
+
+
 def fmt(seconds):
     return f"{seconds * 1e6:8.0f} µs"
 
@@ -199,11 +237,15 @@ def main():
     print(f"database: {apps['full'].config['SQLALCHEMY_DATABASE_URI'].split('@')[-1]}")
     print(f"request:  GET {GUARDED_PATH} (anonymous, guarded; clients {', '.join(ip for ip, _ in CLIENTS)})")
     try:
-        seconds = fill(apps["full"], args.blocks, args.cidrs, args.seed)
-        print(f"inserted {args.blocks:,} active blocks ({args.cidrs:,} CIDR ranges) in {seconds:.1f} s")
+        seconds = fill(apps["full"], args.blocks, args.cidrs, args.allows, args.seed)
+        print(f"inserted {args.blocks:,} active blocks ({args.cidrs:,} CIDR ranges) and "
+              f"{args.allows:,} allow entries in {seconds:.1f} s")
         blocked_ip = sample_blocked_ip(apps["full"])
         status = apps["full"].test_client().get(GUARDED_PATH, environ_base={"REMOTE_ADDR": blocked_ip}).status_code
         print(f"check:    {blocked_ip} inside a stored range -> {status} (expect 403)")
+        allowed_ip = allow_one_address(apps["full"], blocked_ip)
+        status = apps["full"].test_client().get(GUARDED_PATH, environ_base={"REMOTE_ADDR": allowed_ip}).status_code
+        print(f"check:    {allowed_ip} in the same range, allowed -> {status} (expect 401)")
         gc.collect()
         gc.freeze()  # the insert left garbage behind: keep collections equal for both sides
         samples = {name: [] for name in apps}

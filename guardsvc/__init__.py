@@ -36,10 +36,15 @@ def configure_logging(app):
 
 
 def trust_proxies(app):
-    """Honour X-Forwarded-For only for the number of proxies the operator declared."""
+    """Honour X-Forwarded-For only for the number of proxies the operator declared.
+
+    X-Forwarded-Prefix too: behind a proxy guardsvc may live under a path of
+    the guarded site (``/guardsvc/``), and its links must carry that path.
+    """
     count = app.config["PROXY_COUNT"]
     if count > 0:
-        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=count, x_proto=count, x_host=0, x_port=0)
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=count, x_proto=count, x_host=0, x_port=0,
+                                x_prefix=count)
 
 
 def register_extensions(app):
@@ -75,8 +80,11 @@ def register_request_hooks(app):
 def register_blueprints(app):
     from guardsvc.accounts.api import bp as accounts_api
     from guardsvc.admin.api import bp as admin_api
+    from guardsvc.admin.allows_api import bp as admin_allows_api
     from guardsvc.appeals.api import bp as appeals_api
     from guardsvc.blocks.api import bp as blocks_api
+    from guardsvc.blocks.forward_auth import bp as forward_auth
+    from guardsvc.blocks.views import bp as block_pages
     from guardsvc.health import bp as health
     from guardsvc.openapi import bp as openapi
     from guardsvc.signin.api import bp as signin_api
@@ -88,12 +96,13 @@ def register_blueprints(app):
     from guardsvc.signin.views import bp as signin_pages
     from guardsvc.signin.account_views import bp as security_pages
     from guardsvc.admin.views import bp as admin_pages
+    from guardsvc.admin.allows_views import bp as admin_allow_pages
 
     for blueprint in (health, openapi, accounts_api, trust_api, appeals_api, signin_api, blocks_api,
-                      admin_api):
+                      admin_api, admin_allows_api, forward_auth):
         app.register_blueprint(blueprint)
     for blueprint in (pages, appeal_pages, account_pages, trust_pages, signin_pages, security_pages,
-                      admin_pages):
+                      admin_pages, admin_allow_pages, block_pages):
         app.register_blueprint(blueprint)
 
 
@@ -108,6 +117,7 @@ def register_commands(app):
     from guardsvc.appeals.cli import tickets_cli
     from guardsvc.outbox.cli import mail_cli
     from guardsvc.blocks.cli import blocks_cli
+    from guardsvc.blocks.allows_cli import allows_cli
 
-    for group in (users_cli, tokens_cli, tickets_cli, mail_cli, blocks_cli):
+    for group in (users_cli, tokens_cli, tickets_cli, mail_cli, blocks_cli, allows_cli):
         app.cli.add_command(group)

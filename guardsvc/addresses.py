@@ -32,3 +32,26 @@ def client_ip():
     except ValueError:
         # Unix sockets and test clients may give no address at all.
         return "0.0.0.0"
+
+
+def forwarded_address(value):
+    """The address of one trusted forwarded entry, a port allowed.
+
+    ``203.0.113.7``, ``203.0.113.7:5123``, ``2001:db8::1`` and
+    ``[2001:db8::1]:443`` all name a client; anything else raises ValueError,
+    because a stand-in address would merge strangers into one identity.
+    """
+    if not isinstance(value, str):
+        raise ValueError("not a string")
+    text = value.strip()
+    if text.startswith("["):
+        host, bracket, rest = text[1:].partition("]")
+        if not bracket or (rest and not (rest.startswith(":") and rest[1:].isdigit())):
+            raise ValueError("malformed bracketed address")
+        return normalize_ip(host)
+    if text.count(":") == 1:
+        host, _, port = text.partition(":")
+        if not port.isdigit():
+            raise ValueError("malformed port")
+        text = host
+    return normalize_ip(text)

@@ -91,6 +91,12 @@ def load_settings(instance_path):
         "SESSION_COOKIE_NAME": "guardsvc_session",
         "DEVICE_COOKIE_NAME": "guardsvc_device",
         "DEVICE_COOKIE_DAYS": 400,
+        # Behind a proxy the cookie may have to reach several hosts or paths of one site.
+        "DEVICE_COOKIE_DOMAIN": _env("DEVICE_COOKIE_DOMAIN"),
+        "DEVICE_COOKIE_PATH": _env("DEVICE_COOKIE_PATH", "/"),
+        "FORWARD_AUTH_SECRET": _env("FORWARD_AUTH_SECRET"),
+        "SITE_NAME": _env("SITE_NAME"),
+        "CONTACT": _env("CONTACT"),
         "WTF_CSRF_CHECK_DEFAULT": False,
         "WTF_CSRF_TIME_LIMIT": None,
         "WTF_CSRF_SSL_STRICT": False,

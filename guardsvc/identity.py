@@ -58,15 +58,21 @@ def cookie_device_id():
     return value if is_valid_device_id(value) else None
 
 
-def current_client():
-    """Describe the caller; raises ValidationFailed (422) for malformed identity headers."""
-    if "guardsvc_client" in g:
-        return g.guardsvc_client
+def identity_headers():
+    """(device id, local IP) from X-Device-Id / X-Local-Ip; ValidationFailed (422) when malformed."""
     errors = {}
     device_id = _header_device_id(errors)
     local_ip = _header_local_ip(errors)
     if errors:
         raise ValidationFailed(errors)
+    return device_id, local_ip
+
+
+def current_client():
+    """Describe the caller; raises ValidationFailed (422) for malformed identity headers."""
+    if "guardsvc_client" in g:
+        return g.guardsvc_client
+    device_id, local_ip = identity_headers()
     if device_id is None:
         device_id = cookie_device_id()
     user_agent = request.headers.get("User-Agent") or None
@@ -85,11 +91,19 @@ def issue_device_cookie(response):
         return response
     if cookie_device_id() is not None:
         return response
+    return set_new_device_cookie(response)
+
+
+def set_new_device_cookie(response):
+    """Set a new device id cookie on ``response``; its domain and path are configurable
+    so that one id covers every application guarded behind the same proxy."""
     config = current_app.config
     response.set_cookie(
         config["DEVICE_COOKIE_NAME"],
         str(uuid.uuid4()),
         max_age=config["DEVICE_COOKIE_DAYS"] * 24 * 3600,
+        domain=config["DEVICE_COOKIE_DOMAIN"],
+        path=config["DEVICE_COOKIE_PATH"],
         httponly=True,
         samesite="Lax",
         secure=config["SESSION_COOKIE_SECURE"],

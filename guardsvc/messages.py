@@ -125,3 +125,13 @@ SIGNIN_ALERT_SUBJECT = "Peringatan keamanan: akun guardsvc Anda dimasuki dari pe
 TOTP_DISABLED = "Verifikasi dua langkah sudah dinonaktifkan."
 SIGNED_OUT_EVERYWHERE = "Anda telah keluar dari semua perangkat. Silakan masuk kembali."
 PASSWORD_CHANGED = "Kata sandi berhasil diubah. Semua perangkat lain telah dikeluarkan dari akun Anda."
+
+# Forward auth and the block page
+FORWARDED_ADDRESS_INVALID = "Alamat klien yang diteruskan oleh proxy tidak dapat dibaca."
+FORWARD_AUTH_SECRET_INVALID = "Rahasia forward auth tidak ada atau salah."
+
+# Allow entries
+ALLOW_NOT_FOUND = "Daftar izin tidak ditemukan."
+ALLOW_NOT_ACTIVE = "Daftar izin ini sudah tidak aktif."
+ALLOW_CREATED = "Daftar izin untuk {target} berhasil dibuat."
+ALLOW_REMOVED = "Daftar izin untuk {target} berhasil dihapus."

@@ -50,3 +50,47 @@ class Block(db.Model):
     @property
     def target(self):
         return self.network if self.network is not None else self.device_id
+
+
+NOT_REMOVED = text("removed_at IS NULL")
+
+
+class AllowEntry(db.Model):
+    """An IP, CIDR range or device id that is never blocked while the entry is active."""
+
+    __tablename__ = "allow_entries"
+    __table_args__ = (
+        CheckConstraint("(network IS NULL) <> (device_id IS NULL)", name="one_target"),
+        # The guard probes these on every request, next to the block indexes.
+        Index("ix_allow_entries_active_network", "network", sqlite_where=NOT_REMOVED,
+              postgresql_where=NOT_REMOVED),
+        Index("ix_allow_entries_active_device", "device_id", sqlite_where=NOT_REMOVED,
+              postgresql_where=NOT_REMOVED),
+        Index("ix_allow_entries_created_at", "created_at"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    network: Mapped[str | None] = mapped_column(String(64))  # canonical CIDR text, as for blocks
+    device_id: Mapped[str | None] = mapped_column(String(64))
+    reason: Mapped[str | None] = mapped_column(Text)
+    created_by_id: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
+    created_at: Mapped[datetime] = mapped_column(default=clock.utcnow)
+    expires_at: Mapped[datetime | None]
+    removed_at: Mapped[datetime | None]
+    removed_by_id: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
+
+    created_by = relationship("User", foreign_keys=[created_by_id])
+    removed_by = relationship("User", foreign_keys=[removed_by_id])
+
+    def is_active_at(self, moment):
+        return self.removed_at is None and (self.expires_at is None or self.expires_at > moment)
+
+    def state_at(self, moment):
+        """``"active"``, ``"removed"`` or ``"expired"`` at ``moment``."""
+        if self.removed_at is not None:
+            return "removed"
+        return "active" if self.is_active_at(moment) else "expired"
+
+    @property
+    def target(self):
+        return self.network if self.network is not None else self.device_id

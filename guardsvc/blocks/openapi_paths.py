@@ -1,6 +1,10 @@
 """The host applications' block check in the API document."""
+from marshmallow import fields
+
+from guardsvc.blocks.allow_schemas import AllowCreateSchema, AllowEntrySchema, AllowListQuerySchema
 from guardsvc.blocks.schemas import BlockCheckQuerySchema, BlockCheckSchema
-from guardsvc.openapi_operations import Envelope, Operation, Tag
+from guardsvc.listing import PaginationSchema
+from guardsvc.openapi_operations import RECORD_ID, Envelope, Operation, Tag
 
 BLOCKS = Tag("Blokir", "Apakah sebuah klien diblokir; pengelolaan blokir ada di bawah Administrator.")
 
@@ -8,4 +12,20 @@ OPERATIONS = (
     Operation("blocks_api.check_block", "checkBlock", "Cek apakah klien (IP, perangkat, IP lokal) diblokir",
               BLOCKS, {200: Envelope(BlockCheckSchema)}, roles=("admin", "service"),
               query=BlockCheckQuerySchema, description="Sebutkan `ip` dan/atau `device_id`."),
+    Operation("forward_auth.forward_auth", "forwardAuth",
+              "Forward auth untuk reverse proxy: boleh lewat (204) atau diblokir (403)", BLOCKS,
+              {204: None}, identity=True, errors={400: "Alamat yang diteruskan proksi tidak terbaca.",
+                                                 401: "Rahasia X-Guardsvc-Secret tidak ada atau salah."},
+              description="Klien asli dibaca dari header proksi (GUARDSVC_PROXY_COUNT) dan cookie perangkat."),
+    Operation("admin_allows_api.list_allows", "listAllowEntries", "Daftar izin (administrator)", BLOCKS,
+              {200: Envelope(AllowEntrySchema, many=True, name="AllowEntryPageResponse",
+                             extra={"pagination": fields.Nested(PaginationSchema, required=True)})},
+              roles=("admin",), query=AllowListQuerySchema),
+    Operation("admin_allows_api.create_allow", "createAllowEntry", "Buat izin (administrator)", BLOCKS,
+              {201: Envelope(AllowEntrySchema, message=True)}, roles=("admin",), body=AllowCreateSchema,
+              description="Izin mengalahkan blokir: klien yang cocok tidak diblokir."),
+    Operation("admin_allows_api.remove_allow", "removeAllowEntry", "Hapus izin (administrator)", BLOCKS,
+              {200: Envelope(AllowEntrySchema, message=True)}, roles=("admin",),
+              path_params={"entry_id": RECORD_ID},
+              errors={404: "Izin tidak ditemukan.", 409: "Izin sudah dihapus."}),
 )

@@ -1,7 +1,7 @@
 """Shapes of block requests and records."""
 from datetime import datetime, timezone
 
-from marshmallow import ValidationError, fields, validates_schema
+from marshmallow import ValidationError, fields, pre_load, validates_schema
 
 from guardsvc import clock, messages
 from guardsvc.blocks.networks import canonical_network, display_target, is_single_address
@@ -60,6 +60,13 @@ class BlockCreateSchema(BaseSchema):
     minutes = _optional(Integer, strict=False, maximum=MAX_MINUTES)
     expires_at = _optional(UtcDateTime)
 
+    @pre_load
+    def _blank_minutes_mean_none(self, data, **kwargs):
+        # The page's form sends an empty duration for "until lifted".
+        if isinstance(data, dict) and isinstance(data.get("minutes"), str) and not data["minutes"].strip():
+            data = {**data, "minutes": None}
+        return data
+
     @validates_schema
     def _one_target_one_expiry(self, data, **kwargs):
         errors = {}
@@ -106,10 +113,15 @@ class BlockCheckSchema(BaseSchema):
 
 
 def block_kind(block):
-    """``"ip"``, ``"cidr"`` or ``"device"``."""
+    """``"ip"``, ``"cidr"`` or ``"device"`` (of a block or an allow entry)."""
     if block.network is None:
         return "device"
     return "ip" if is_single_address(block.network) else "cidr"
+
+
+def display_target_of(record):
+    """What a block or an allow entry targets, as people write it."""
+    return display_target(record.network) if record.network else record.device_id
 
 
 class BlockSchema(BaseSchema):
@@ -117,8 +129,7 @@ class BlockSchema(BaseSchema):
 
     reference = fields.String()
     kind = fields.Function(block_kind, metadata={"type": "string", "enum": ["ip", "cidr", "device"]})
-    target = fields.Function(lambda b: display_target(b.network) if b.network else b.device_id,
-                             metadata={"type": "string"})
+    target = fields.Function(display_target_of, metadata={"type": "string"})
     network = Nullable()
     device_id = Nullable()
     local_ip = Nullable()

@@ -5,7 +5,7 @@ from sqlalchemy import Boolean, and_, bindparam, or_, select, true, union_all, u
 
 from guardsvc import clock, codes, messages
 from guardsvc.audit.service import record_event
-from guardsvc.blocks.models import Block
+from guardsvc.blocks.models import AllowEntry, Block
 from guardsvc.blocks.networks import candidate_networks, canonical_network
 from guardsvc.errors import InvalidState, NotFound, ValidationFailed
 from guardsvc.extensions import db
@@ -64,7 +64,25 @@ def _matching_statement():
 MATCHING_BLOCKS = _matching_statement()
 
 
-def _matching_rows(ip_address, device_id, local_ip=None, any_local_ip=False):
+def _enforced_statement():
+    """Like MATCHING_BLOCKS, minus everything when an active allow entry matches the client.
+
+    Allow entries outrank blocks, and the guard still runs one statement: two
+    uncorrelated NOT EXISTS probes of the allow entries' partial indexes, with
+    the same bound prefixes and device id as the block branches.
+    """
+    conditions = (AllowEntry.removed_at.is_(None),
+                  or_(AllowEntry.expires_at.is_(None), AllowEntry.expires_at > bindparam("now")))
+    allowed_network = select(AllowEntry.id).where(AllowEntry.network.in_(NETWORK_PARAMS), *conditions)
+    allowed_device = select(AllowEntry.id).where(AllowEntry.device_id == bindparam("device_id"), *conditions)
+    blocks = MATCHING_BLOCKS.subquery("matching_blocks")
+    return select(blocks.c.id, blocks.c.created_at).where(~allowed_network.exists(), ~allowed_device.exists())
+
+
+ENFORCED_BLOCKS = _enforced_statement()
+
+
+def _matching_rows(ip_address, device_id, local_ip=None, any_local_ip=False, statement=MATCHING_BLOCKS):
     """(id, created_at) rows of blocks on this IP (any containing range) or device id, active now.
 
     A block narrowed by a local IP applies only when the client reports that
@@ -72,18 +90,18 @@ def _matching_rows(ip_address, device_id, local_ip=None, any_local_ip=False):
     """
     if not ip_address and not device_id:
         return []
-    return db.session.execute(MATCHING_BLOCKS, {
+    return db.session.execute(statement, {
         **_network_values(ip_address), "device_id": device_id or None, "local_ip": local_ip or None,
         "any_local_ip": any_local_ip, "now": clock.utcnow()}).all()
 
 
 def find_active_block(ip_address=None, device_id=None, local_ip=None):
-    """The newest block that applies to the client now, or None.
+    """The newest block that applies to the client now, or None (also when an allow entry matches).
 
     Runs on every guarded request: one precompiled query reading two columns,
     and an ORM load only when the client is blocked.
     """
-    rows = _matching_rows(ip_address, device_id, local_ip)
+    rows = _matching_rows(ip_address, device_id, local_ip, statement=ENFORCED_BLOCKS)
     if not rows:
         return None
     newest = max(rows, key=lambda row: (row.created_at, row.id))
@@ -93,18 +111,9 @@ def find_active_block(ip_address=None, device_id=None, local_ip=None):
 def create_block(*, network=None, device_id=None, local_ip=None, reason=None, expires_at=None,
                  minutes=None, actor=None, origin_ip=None):
     """Create a block on an IP/CIDR or a device id (exactly one), optionally expiring."""
-    if (network is None) == (device_id is None):
-        raise ValidationFailed({"target": [messages.BLOCK_ONE_TARGET]})
-    if network is not None:
-        try:
-            network = canonical_network(network)
-        except ValueError as exc:
-            raise ValidationFailed({"ip": [messages.FIELD_BAD_IP_OR_CIDR]}) from exc
+    network = checked_target(network, device_id)
     now = clock.utcnow()
-    if minutes is not None:
-        expires_at = now + timedelta(minutes=minutes)
-    if expires_at is not None and expires_at <= now:
-        raise ValidationFailed({"expires_at": [messages.BLOCK_EXPIRY_PAST]})
+    expires_at = checked_expiry(now, minutes, expires_at)
     block = Block(reference=_unused_reference(), network=network, device_id=device_id,
                   local_ip=local_ip, reason=reason, expires_at=expires_at, created_at=now,
                   created_by_id=actor.id if actor else None)
@@ -116,6 +125,27 @@ def create_block(*, network=None, device_id=None, local_ip=None, reason=None, ex
     return block
 
 
+def checked_target(network, device_id):
+    """The canonical network of a target that is exactly one of an IP/CIDR or a device id."""
+    if (network is None) == (device_id is None):
+        raise ValidationFailed({"target": [messages.BLOCK_ONE_TARGET]})
+    if network is None:
+        return None
+    try:
+        return canonical_network(network)
+    except ValueError as exc:
+        raise ValidationFailed({"ip": [messages.FIELD_BAD_IP_OR_CIDR]}) from exc
+
+
+def checked_expiry(now, minutes, expires_at):
+    """The expiry given as minutes from ``now`` or as a moment; it must lie in the future."""
+    if minutes is not None:
+        expires_at = now + timedelta(minutes=minutes)
+    if expires_at is not None and expires_at <= now:
+        raise ValidationFailed({"expires_at": [messages.BLOCK_EXPIRY_PAST]})
+    return expires_at
+
+
 def _unused_reference():
     for _ in range(10):
         reference = codes.new_code(REFERENCE_PREFIX)
@@ -124,10 +154,15 @@ def _unused_reference():
     raise RuntimeError("could not find an unused block reference")  # pragma: no cover
 
 
+def find_block(reference):
+    """The block with this reference (any case), or None for an unknown or malformed one."""
+    canonical = codes.parse_code(REFERENCE_PREFIX, reference or "")
+    return db.session.scalar(select(Block).where(Block.reference == canonical)) if canonical else None
+
+
 def get_block(reference):
     """The block with this reference (any case), else NotFound."""
-    canonical = codes.parse_code(REFERENCE_PREFIX, reference)
-    block = canonical and db.session.scalar(select(Block).where(Block.reference == canonical))
+    block = find_block(reference)
     if not block:
         raise NotFound(messages.BLOCK_NOT_FOUND)
     return block
@@ -174,18 +209,25 @@ def search_blocks(active=None, q=None, page=1, per_page=20):
     ``q`` matches reference, target, local IP and reason; when it is an IP
     address it also finds the ranges containing it.
     """
-    query = select(Block)
-    now = clock.utcnow()
+    query = filtered(select(Block), active_condition(clock.utcnow()), active, q, Block.network,
+                     Block.reference, Block.network, Block.device_id, Block.local_ip, Block.reason)
+    return paginate(query.order_by(Block.created_at.desc(), Block.id.desc()), page, per_page)
+
+
+def filtered(query, is_active, active, q, network_column, *text_columns):
+    """``query`` narrowed to active (True) or inactive (False) rows and to text ``q``.
+
+    When ``q`` is an IP address it also finds the ranges in ``network_column`` containing it.
+    """
     if active is True:
-        query = query.where(active_condition(now))
+        query = query.where(is_active)
     elif active is False:
-        query = query.where(~active_condition(now))
+        query = query.where(~is_active)
     if q:
-        text_match = contains_text(q, Block.reference, Block.network, Block.device_id, Block.local_ip,
-                                   Block.reason)
+        text_match = contains_text(q, *text_columns)
         try:
-            query = query.where(or_(text_match, Block.network.in_(candidate_networks(q.strip()))))
+            query = query.where(or_(text_match, network_column.in_(candidate_networks(q.strip()))))
         except ValueError:
             query = query.where(text_match)
-    return paginate(query.order_by(Block.created_at.desc(), Block.id.desc()), page, per_page)
+    return query
 

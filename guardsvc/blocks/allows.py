@@ -1,0 +1,69 @@
+"""Allow entries: IPs, CIDR ranges and devices that are never blocked while the entry is active.
+
+The guard honours them in the same statement that finds blocks
+(``service.ENFORCED_BLOCKS``); this module creates, removes and lists them.
+"""
+from sqlalchemy import and_, or_, select, update
+
+from guardsvc import clock, messages
+from guardsvc.audit.service import record_event
+from guardsvc.blocks.models import AllowEntry
+from guardsvc.blocks.service import checked_expiry, checked_target, filtered
+from guardsvc.errors import InvalidState, NotFound
+from guardsvc.extensions import db
+from guardsvc.listing import paginate
+
+
+def audit_target(entry):
+    return f"allow-{entry.id}"
+
+
+def add_allow_entry(*, network=None, device_id=None, reason=None, expires_at=None, minutes=None,
+                    actor=None, origin_ip=None):
+    """Allow an IP/CIDR or a device id (exactly one), optionally until ``expires_at``; audited."""
+    network = checked_target(network, device_id)
+    now = clock.utcnow()
+    entry = AllowEntry(network=network, device_id=device_id, reason=reason, created_at=now,
+                       expires_at=checked_expiry(now, minutes, expires_at),
+                       created_by_id=actor.id if actor else None)
+    db.session.add(entry)
+    db.session.flush()
+    record_event("allow.created", audit_target(entry), actor=actor, ip_address=origin_ip, details={
+        "target": entry.target, "reason": reason, "expires_at": clock.isoformat(entry.expires_at)})
+    return entry
+
+
+def get_allow_entry(entry_id):
+    """The allow entry with this id, else NotFound."""
+    entry = db.session.get(AllowEntry, entry_id)
+    if entry is None:
+        raise NotFound(messages.ALLOW_NOT_FOUND)
+    return entry
+
+
+def remove_allow_entry(entry_id, *, actor=None, origin_ip=None):
+    """Remove an allow entry (the row stays with who and when). Already removed: 409."""
+    entry = get_allow_entry(entry_id)
+    # Conditional UPDATE: of two concurrent removals exactly one changes the row.
+    changed = db.session.execute(
+        update(AllowEntry).where(AllowEntry.id == entry.id, AllowEntry.removed_at.is_(None))
+        .values(removed_at=clock.utcnow(), removed_by_id=actor.id if actor else None)
+        .execution_options(synchronize_session=False)).rowcount
+    db.session.refresh(entry)
+    if changed != 1:
+        raise InvalidState(messages.ALLOW_NOT_ACTIVE)
+    record_event("allow.removed", audit_target(entry), actor=actor, ip_address=origin_ip,
+                 details={"target": entry.target})
+    return entry
+
+
+def _active(now):
+    return and_(AllowEntry.removed_at.is_(None),
+                or_(AllowEntry.expires_at.is_(None), AllowEntry.expires_at > now))
+
+
+def search_allow_entries(active=None, q=None, page=1, per_page=20):
+    """Allow entries, newest first; ``active`` True/False filters, ``q`` searches (an IP finds its ranges)."""
+    query = filtered(select(AllowEntry), _active(clock.utcnow()), active, q, AllowEntry.network,
+                     AllowEntry.network, AllowEntry.device_id, AllowEntry.reason)
+    return paginate(query.order_by(AllowEntry.created_at.desc(), AllowEntry.id.desc()), page, per_page)

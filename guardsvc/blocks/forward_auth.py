@@ -1,0 +1,62 @@
+"""Forward auth: a reverse proxy asks, before each request, whether the original client may pass.
+
+nginx ``auth_request``, Traefik ForwardAuth and Caddy ``forward_auth`` send a
+sub-request carrying the original request's headers. The answer is 204 (pass)
+or 403 (blocked, with the reference in ``X-Guardsvc-Reference`` so the proxy
+can show ``/terblokir?ref=...``). It sits in front of every request of the
+guarded applications, so it loads no session, checks no CSRF token and runs
+the one block lookup, nothing more.
+"""
+import hmac
+
+from flask import Blueprint, current_app, request, url_for
+
+from guardsvc import messages
+from guardsvc.addresses import forwarded_address
+from guardsvc.blocks.service import find_active_block
+from guardsvc.errors import BadRequest, Blocked, Unauthorized
+from guardsvc.identity import cookie_device_id, identity_headers, set_new_device_cookie
+from guardsvc.doors import json_door, never_guarded
+
+# The proxy's sub-request judges someone else: it is never guarded itself.
+bp = never_guarded(json_door(Blueprint("forward_auth", __name__, url_prefix="/api/guard")))
+
+SECRET_HEADER = "X-Guardsvc-Secret"
+REFERENCE_HEADER = "X-Guardsvc-Reference"
+
+
+def _check_secret():
+    expected = current_app.config["FORWARD_AUTH_SECRET"]
+    if not expected:
+        return
+    given = request.headers.get(SECRET_HEADER, "")
+    if not hmac.compare_digest(given.encode("utf-8"), expected.encode("utf-8")):
+        raise Unauthorized(messages.FORWARD_AUTH_SECRET_INVALID)
+
+
+def _original_client_ip():
+    # ProxyFix has already taken the entry GUARDSVC_PROXY_COUNT trusts.
+    try:
+        return forwarded_address(request.remote_addr or "")
+    except ValueError as exc:
+        raise BadRequest(messages.FORWARDED_ADDRESS_INVALID) from exc
+
+
+@bp.get("/forward-auth")
+def forward_auth():
+    """Proxy sub-request: 204 when the original client may pass, 403 when it is blocked."""
+    _check_secret()
+    ip_address = _original_client_ip()
+    device_id, local_ip = identity_headers()
+    cookie_id = cookie_device_id()
+    block = find_active_block(ip_address, device_id or cookie_id, local_ip)
+    if block is not None:
+        error = Blocked(block, url_for("appeal_pages.appeal_form", ref=block.reference))
+        error.headers[REFERENCE_HEADER] = block.reference
+        raise error
+    response = current_app.response_class(status=204)
+    if device_id is None and cookie_id is None:
+        # A browser meeting the guarded site for the first time gets its device
+        # id here; the proxy copies this Set-Cookie onto the page it serves.
+        set_new_device_cookie(response)
+    return response

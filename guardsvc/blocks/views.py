@@ -1,0 +1,33 @@
+"""The block page: what a proxy shows a blocked client (``/terblokir?ref=BLK-...``)."""
+from flask import Blueprint, current_app, render_template, request
+
+from guardsvc import clock
+from guardsvc.addresses import client_ip
+from guardsvc.blocks.service import find_block
+from guardsvc.doors import never_guarded
+
+# The block page is what a blocked client is shown: never guarded.
+bp = never_guarded(Blueprint("block_pages", __name__))
+
+
+@bp.get("/terblokir")
+def blocked_page():
+    """Block page for the proxy's ``error_page 403``; an unknown ref still gets a sensible page."""
+    block = find_block(request.args.get("ref"))
+    return render_template("blocks/blocked.html", block=block)
+
+
+@bp.app_template_global()
+def block_facts(block):
+    """What the block page tells the visitor: who they appear to be, when, which block, until when."""
+    now = clock.utcnow()
+    config = current_app.config
+    return {
+        "ip_address": client_ip(),
+        "now": now,
+        "reference": block.reference if block is not None else None,
+        "active": block is not None and block.is_active_at(now),
+        "expires_at": block.expires_at if block is not None else None,
+        "site_name": config.get("SITE_NAME"),
+        "contact": config.get("CONTACT"),
+    }

@@ -1,0 +1,176 @@
+"""A real nginx in front of a tiny application, guarded by a live guardsvc through forward auth.
+
+Clients are told apart by their loopback source address (127.0.0.x), which
+is what nginx forwards; the configuration is deploy/nginx/guardsvc.conf.
+"""
+import http.client
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.live import ROOT, LiveServer, free_port
+
+pytestmark = pytest.mark.proxy
+NGINX = "/usr/sbin/nginx"
+SECRET = "nginx-test-secret"
+FREE, BLOCKED, IN_RANGE, ALLOWED = "127.0.0.2", "127.0.0.3", "127.0.9.4", "127.0.9.5"
+
+UPSTREAM = textwrap.dedent("""
+    import sys
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    class Echo(BaseHTTPRequestHandler):
+        def do_GET(self):
+            body = b"upstream ok"
+            self.send_response(200)
+            self.send_header("Content-Type", "text/plain")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args):
+            pass
+
+    ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), Echo).serve_forever()
+""")
+
+
+def _wait_for_port(port, process, what):
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"{what} exited with {process.returncode}")
+        try:
+            http.client.HTTPConnection("127.0.0.1", port, timeout=1).connect()
+            return
+        except OSError:
+            time.sleep(0.1)
+    raise RuntimeError(f"{what} did not start in time")
+
+
+def _nginx_conf(prefix, port, guardsvc_port, app_port):
+    site = (ROOT / "deploy/nginx/guardsvc.conf").read_text()
+    for placeholder, value in {"@LISTEN@": f"127.0.0.1:{port}", "@GUARDSVC@": f"127.0.0.1:{guardsvc_port}",
+                               "@APP@": f"127.0.0.1:{app_port}", "@SECRET@": SECRET}.items():
+        site = site.replace(placeholder, value)
+    temp = "\n".join(f"    {name}_temp_path {prefix}/{name};"
+                     for name in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi"))
+    return textwrap.dedent(f"""\
+        daemon off;
+        master_process off;
+        pid {prefix}/nginx.pid;
+        error_log {prefix}/error.log warn;
+        events {{ worker_connections 64; }}
+        http {{
+            access_log off;
+        """) + temp + "\n" + site + "\n}\n"
+
+
+@pytest.fixture(scope="module")
+def stack(app, tmp_path_factory):
+    """nginx (port), the upstream application and guardsvc, each a child process of the test."""
+    if not Path(NGINX).exists():
+        pytest.skip(f"{NGINX} is not installed")
+    prefix = tmp_path_factory.mktemp("nginx")
+    app_port, port = free_port(), free_port()
+    upstream = subprocess.Popen([sys.executable, "-c", UPSTREAM, str(app_port)])
+    guardsvc = LiveServer(workers=2, env={"GUARDSVC_PROXY_COUNT": "1", "GUARDSVC_FORWARD_AUTH_SECRET": SECRET})
+    (prefix / "nginx.conf").write_text(_nginx_conf(prefix, port, guardsvc.port, app_port))
+    nginx = subprocess.Popen([NGINX, "-p", str(prefix), "-c", str(prefix / "nginx.conf")])
+    try:
+        _wait_for_port(app_port, upstream, "upstream")
+        _wait_for_port(port, nginx, "nginx")
+        yield {"port": port, "guardsvc": guardsvc}
+    finally:
+        for process in (nginx, upstream):
+            process.terminate()
+            process.wait(timeout=10)
+        guardsvc.stop()
+        shutil.rmtree(prefix, ignore_errors=True)
+
+
+def fetch(port, path, source, headers=None):
+    """GET through nginx from the loopback source address ``source``: (status, headers, text)."""
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=15, source_address=(source, 0))
+    try:
+        connection.request("GET", path, headers=headers or {})
+        response = connection.getresponse()
+        return response.status, response.headers, response.read().decode("utf-8")
+    finally:
+        connection.close()
+
+
+def test_an_unblocked_client_reaches_the_application_and_gets_a_device_id(stack):
+    status, headers, body = fetch(stack["port"], "/", FREE)
+    assert (status, body) == (200, "upstream ok")
+    assert headers["Set-Cookie"].startswith("guardsvc_device=")
+
+
+@pytest.mark.parametrize("target,source", [
+    ({"network": BLOCKED}, BLOCKED),
+    ({"network": "127.0.9.0/24"}, IN_RANGE),
+])
+def test_ip_and_range_blocks_get_the_block_page(stack, make_block, target, source):
+    reference = make_block(**target)
+    status, _, body = fetch(stack["port"], "/halaman/apa-saja", source)
+    assert status == 403
+    assert "Akses Anda diblokir" in body and reference in body and source in body
+    assert f'href="/guardsvc/banding?ref={reference}"' in body
+    assert fetch(stack["port"], "/", FREE)[0] == 200
+
+
+def test_a_device_block_follows_the_cookie_the_site_handed_out(stack, make_block):
+    cookie = fetch(stack["port"], "/", FREE)[1]["Set-Cookie"].split(";", 1)[0]
+    device_id = cookie.split("=", 1)[1]
+    reference = make_block(device_id=device_id)
+    status, _, body = fetch(stack["port"], "/", FREE, {"Cookie": cookie})
+    assert status == 403 and reference in body
+    assert fetch(stack["port"], "/", FREE)[0] == 200  # the same IP with another device
+
+
+def test_an_allow_entry_lets_its_client_through_a_blocked_range(stack, make_block, app):
+    from guardsvc.blocks.allows import add_allow_entry
+    from guardsvc.extensions import db
+
+    make_block(network="127.0.9.0/24")
+    with app.app_context():
+        add_allow_entry(network=ALLOWED, reason="Mitra")
+        db.session.commit()
+    assert fetch(stack["port"], "/", ALLOWED)[:3:2] == (200, "upstream ok")
+    assert fetch(stack["port"], "/", IN_RANGE)[0] == 403
+
+
+def test_appeal_pages_stay_reachable_for_a_blocked_client(stack, make_block):
+    reference = make_block(network=BLOCKED)
+    status, _, body = fetch(stack["port"], f"/guardsvc/banding?ref={reference}", BLOCKED)
+    assert status == 200 and reference in body
+    assert fetch(stack["port"], "/guardsvc/banding/cek", BLOCKED)[0] == 200
+    assert fetch(stack["port"], "/guardsvc/static/css/site.css", BLOCKED)[0] == 200
+
+
+def test_lifting_a_block_lets_the_client_through_at_once(stack, make_block, app):
+    from guardsvc.blocks.service import lift_block
+    from guardsvc.extensions import db
+
+    reference = make_block(network=BLOCKED)
+    assert fetch(stack["port"], "/", BLOCKED)[0] == 403
+    with app.app_context():
+        lift_block(reference)
+        db.session.commit()
+    assert fetch(stack["port"], "/", BLOCKED)[:3:2] == (200, "upstream ok")
+
+
+def test_a_forged_forwarded_for_unblocks_nobody(stack, make_block):
+    make_block(network=BLOCKED)
+    forged = {"X-Forwarded-For": FREE}
+    assert fetch(stack["port"], "/", BLOCKED, forged)[0] == 403
+    # Skipping nginx: the forward-auth endpoint wants the proxy's secret.
+    guardsvc = stack["guardsvc"]
+    status = fetch(guardsvc.port, "/api/guard/forward-auth", BLOCKED, forged)[0]
+    assert status == 401
