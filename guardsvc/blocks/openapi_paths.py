@@ -4,7 +4,7 @@ from marshmallow import fields
 from guardsvc.blocks.allow_schemas import AllowCreateSchema, AllowEntrySchema, AllowListQuerySchema
 from guardsvc.blocks.schemas import BlockCheckQuerySchema, BlockCheckSchema
 from guardsvc.listing import PaginationSchema
-from guardsvc.openapi_operations import RECORD_ID, Envelope, Operation, Tag
+from guardsvc.openapi_operations import BLOCKED_ERROR, RECORD_ID, Envelope, Failure, Operation, Tag
 
 BLOCKS = Tag("Blokir", "Apakah sebuah klien diblokir; pengelolaan blokir ada di bawah Administrator.")
 
@@ -15,7 +15,9 @@ OPERATIONS = (
     Operation("forward_auth.forward_auth", "forwardAuth",
               "Forward auth untuk reverse proxy: boleh lewat (204) atau diblokir (403)", BLOCKS,
               {204: None}, identity=True, errors={400: "Alamat yang diteruskan proksi tidak terbaca.",
-                                                 401: "Rahasia X-Guardsvc-Secret tidak ada atau salah."},
+                                                 401: "Rahasia X-Guardsvc-Secret tidak ada atau salah.",
+                                                 403: Failure("Klien asli diblokir; proksi menampilkan "
+                                                              "/terblokir?ref=...", (BLOCKED_ERROR,))},
               description="Klien asli dibaca dari header proksi (GUARDSVC_PROXY_COUNT) dan cookie perangkat."),
     Operation("admin_allows_api.list_allows", "listAllowEntries", "Daftar izin (administrator)", BLOCKS,
               {200: Envelope(AllowEntrySchema, many=True, name="AllowEntryPageResponse",

@@ -11,6 +11,10 @@ pytestmark = [pytest.mark.browser, pytest.mark.live]
 
 class _Block:
     reference = "BLK-00AB12CD"
+    expires_at = None
+
+    def is_active_at(self, _moment):
+        return True
 
 
 def rendered(app, status, message, error=None):
