@@ -5,10 +5,6 @@ from pathlib import Path
 import pytest
 
 SCRIPT = Path(__file__).resolve().parent.parent / "scripts" / "import_cycles.py"
-# TODO(openapi): guardsvc.openapi <-> guardsvc.admin.openapi_paths is being removed on the openapi
-# branch; delete this allowance (and its package twin) when that branch is merged.
-ALLOWED_MODULE_CYCLES = [["guardsvc.admin.openapi_paths", "guardsvc.openapi"]]
-ALLOWED_PACKAGE_CYCLES = [["admin", "openapi"]]
 
 
 def _load_script():
@@ -25,12 +21,12 @@ def graph_tools():
 
 def test_no_cycle_between_modules(graph_tools):
     found = graph_tools.cycles(graph_tools.module_graph())
-    assert [cycle for cycle in found if cycle not in ALLOWED_MODULE_CYCLES] == []
+    assert found == []
 
 
 def test_no_cycle_between_packages(graph_tools):
     found = graph_tools.cycles(graph_tools.package_graph(graph_tools.module_graph()))
-    assert [cycle for cycle in found if cycle not in ALLOWED_PACKAGE_CYCLES] == []
+    assert found == []
 
 
 def test_accounts_draws_its_page_without_the_features_on_it(graph_tools):
