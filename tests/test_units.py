@@ -69,7 +69,15 @@ def test_submit_schema_errors_are_indonesian_lists():
     ("Mozilla/5.0 (Linux; Android 14) AppleWebKit/537.36 Chrome/126.0 Mobile Safari/537.36", "Chrome di Android"),
     ("Mozilla/5.0 (Macintosh; Intel Mac OS X 14_5) AppleWebKit/605.1.15 Version/17.5 Safari/605.1.15",
      "Safari di macOS"),
-    ("curl/8.5.0", "curl"), ("", None), ("zzz", None),
+    ("Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 Version/17.0 "
+     "Mobile/15E148 Safari/604.1", "Safari di iOS"),
+    ("Mozilla/5.0 (Linux; Android 14; SM-S918B) AppleWebKit/537.36 SamsungBrowser/23.0 "
+     "Chrome/115.0 Mobile Safari/537.36", "Samsung Internet di Android"),
+    ("Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0", "Firefox di Linux"),
+    ("Mozilla/5.0 (X11; CrOS x86_64 14541.0.0) AppleWebKit/537.36 Chrome/126.0 Safari/537.36",
+     "Chrome di ChromeOS"),
+    ("python-requests/2.31", "Python"),
+    ("curl/8.5.0", "curl"), ("", None), ("zzz", None), ("x" * 10000, None),
 ])
 def test_describe_user_agent(agent, expected):
     assert describe_user_agent(agent) == expected

@@ -1,39 +1,41 @@
-"""A readable device name from a User-Agent string ("Chrome di Windows")."""
-import re
+"""A readable device name from a User-Agent string ("Chrome di Windows").
+
+The parsing is ua-parser's (the maintained uap-core rules); this module only
+chooses the words people read. Browsers send the same few strings again and
+again, so answers are cached.
+"""
+from functools import lru_cache
+
+from ua_parser import parse
 
 from guardsvc import messages
 
-# Order matters: Edge and Opera also say "Chrome"; Chrome also says "Safari".
-_BROWSERS = (
-    ("Edge", re.compile(r"Edg(e|A|iOS)?/")),
-    ("Opera", re.compile(r"OPR/|Opera")),
-    ("Samsung Internet", re.compile(r"SamsungBrowser/")),
-    ("Firefox", re.compile(r"Firefox/|FxiOS/")),
-    ("Chrome", re.compile(r"Chrome/|CriOS/|Chromium/")),
-    ("Safari", re.compile(r"Safari/")),
-    ("curl", re.compile(r"^curl/")),
-    ("Python", re.compile(r"python-requests|python-httpx|Python-urllib")),
-)
-_SYSTEMS = (
-    ("Android", re.compile(r"Android")),
-    ("iOS", re.compile(r"iPhone|iPad|iPod")),
-    ("Windows", re.compile(r"Windows")),
-    ("macOS", re.compile(r"Mac OS X|Macintosh")),
-    ("ChromeOS", re.compile(r"CrOS")),
-    ("Linux", re.compile(r"Linux|X11")),
-)
+# uap-core's names that read oddly on a page, and the words people know them by.
+_BROWSER_NAMES = {
+    "Chrome Mobile": "Chrome", "Chrome Mobile iOS": "Chrome", "Chrome Mobile WebView": "Chrome",
+    "HeadlessChrome": "Chrome", "Firefox Mobile": "Firefox", "Firefox iOS": "Firefox",
+    "Mobile Safari": "Safari", "Mobile Safari UI/WKWebView": "Safari", "Edge Mobile": "Edge",
+    "Opera Mobile": "Opera", "Python Requests": "Python", "Python-urllib": "Python",
+}
+_SYSTEM_NAMES = {"Mac OS X": "macOS", "Chrome OS": "ChromeOS"}
+# Longest User-Agent worth parsing: the rest is noise, and a bound keeps the regexes cheap.
+_MAX_LENGTH = 512
 
 
-def _first(table, text):
-    return next((name for name, pattern in table if pattern.search(text)), None)
+@lru_cache(maxsize=1024)
+def _families(user_agent):
+    result = parse(user_agent[:_MAX_LENGTH])
+    browser = result.user_agent.family if result.user_agent else None
+    system = result.os.family if result.os else None
+    return (_BROWSER_NAMES.get(browser, browser) if browser != "Other" else None,
+            _SYSTEM_NAMES.get(system, system) if system != "Other" else None)
 
 
 def describe_user_agent(user_agent):
     """``"Chrome di Windows"``, ``"Firefox"``, ``"Linux"``, or None when nothing is recognised."""
     if not user_agent:
         return None
-    browser = _first(_BROWSERS, user_agent)
-    system = _first(_SYSTEMS, user_agent)
+    browser, system = _families(user_agent)
     if browser and system:
         return messages.BROWSER_ON_SYSTEM.format(browser=browser, system=system)
     return browser or system
