@@ -1,4 +1,5 @@
 """Allow entries outrank blocks: guard, host check, forward auth; managed by API and CLI."""
+import json
 from datetime import timedelta
 
 import pytest
@@ -109,7 +110,10 @@ def test_cli_add_list_remove(runner, make_block, client):
     entry_id = result.output.strip().splitlines()[-1]
     assert client.get("/", **from_ip(BLOCKED_IP)).status_code == 200
     listed = runner.invoke(args=["allows", "list"])
+    assert listed.output.startswith("id\tstate\ttarget\t")
     assert f"{entry_id}\tactive\t{BLOCKED_IP}/32" in listed.output
+    entry, = json.loads(runner.invoke(args=["allows", "list", "--json"]).output)
+    assert (str(entry["id"]), entry["reason"], entry["expires_at"].endswith("Z")) == (entry_id, "Mitra", True)
     assert runner.invoke(args=["allows", "remove", entry_id]).exit_code == 0
     assert client.get("/", **from_ip(BLOCKED_IP)).status_code == 403
     again = runner.invoke(args=["allows", "remove", entry_id])

@@ -1,4 +1,5 @@
 """``flask blocks add | lift | list``."""
+import json
 import re
 
 import pytest
@@ -50,6 +51,8 @@ def test_lift_and_list(runner, app, make_block):
         assert get_block(reference).lift_reason == "Sudah aman"
     assert reference not in runner.invoke(args=["blocks", "list"]).output
     assert re.search(rf"{reference}\tlifted", runner.invoke(args=["blocks", "list", "--all"]).output)
+    lifted, = json.loads(runner.invoke(args=["blocks", "list", "--all", "--json"]).output)
+    assert (lifted["reference"], lifted["state"], lifted["target"]) == (reference, "lifted", "203.0.113.9/32")
     again = runner.invoke(args=["blocks", "lift", reference])
     assert again.exit_code != 0 and "sudah tidak aktif" in again.output
     missing = runner.invoke(args=["blocks", "lift", "BLK-00000000"])

@@ -1,4 +1,5 @@
 """``flask tickets list`` and ``flask tickets decide``."""
+import json
 
 
 def test_list_and_filter_by_status(runner, make_ticket):
@@ -10,6 +11,17 @@ def test_list_and_filter_by_status(runner, make_ticket):
     pending = runner.invoke(args=["tickets", "list", "--status", "pending"]).output
     assert second in pending and first not in pending
     assert runner.invoke(args=["tickets", "list", "--status", "bogus"]).exit_code != 0
+
+
+def test_list_has_a_header_and_json(runner, make_ticket):
+    number = make_ticket("198.51.100.7").ticket_number
+    header, first = runner.invoke(args=["tickets", "list"]).output.splitlines()[:2]
+    assert header.split("\t")[:3] == ["ticket_number", "status", "created_at"]
+    assert first.startswith(f"{number}\tpending\t")
+    listed = json.loads(runner.invoke(args=["tickets", "list", "--json"]).output)
+    assert listed[0]["ticket_number"] == number and listed[0]["ip_address"] == "198.51.100.7"
+    assert listed[0]["resolved_at"] is None
+    assert json.loads(runner.invoke(args=["tickets", "list", "--json", "--status", "approved"]).output) == []
 
 
 def test_decide_approve_with_notes_lifts_blocks(client, runner, make_block, make_ticket, app):

@@ -3,24 +3,33 @@ import click
 
 from guardsvc.appeals import service
 from guardsvc.appeals.statuses import STATUSES
-from guardsvc.cli_support import run_or_exit
+from guardsvc.cli_support import echo_rows, json_option, run_or_exit
 from guardsvc.clock import isoformat
 from guardsvc.transaction import CommandGroup
 
 tickets_cli = CommandGroup("tickets", help="Review unblock appeal tickets.")
 
 
+TICKET_COLUMNS = ("ticket_number", "status", "created_at", "resolved_at", "ip_address", "device_id",
+                  "email", "name")
+
+
 @tickets_cli.command("list")
 @click.option("--status", type=click.Choice(STATUSES), default=None)
 @click.option("--limit", type=click.IntRange(1, 10000), default=100, show_default=True)
-def list_tickets(status, limit):
+@json_option
+def list_tickets(status, limit, as_json):
     """List tickets, newest first."""
     tickets = service.list_tickets(status=status, limit=limit)
-    if not tickets:
-        click.echo("no tickets")
-    for t in tickets:
-        click.echo("\t".join([t.ticket_number, t.status, isoformat(t.created_at), t.ip_address,
-                              t.device_id or "-", t.email, t.name]))
+    echo_rows(TICKET_COLUMNS, [_ticket_row(t) for t in tickets], as_json=as_json, empty="no tickets")
+
+
+
+def _ticket_row(ticket):
+    return {"ticket_number": ticket.ticket_number, "status": ticket.status,
+            "created_at": isoformat(ticket.created_at), "resolved_at": isoformat(ticket.resolved_at),
+            "ip_address": ticket.ip_address, "device_id": ticket.device_id, "email": ticket.email,
+            "name": ticket.name}
 
 
 @tickets_cli.command("decide")

@@ -4,12 +4,15 @@ import click
 from guardsvc import clock
 from guardsvc.blocks import allows
 from guardsvc.blocks.allow_schemas import AllowCreateSchema
-from guardsvc.cli_support import run_or_exit
+from guardsvc.cli_support import echo_rows, json_option, run_or_exit
 from guardsvc.clock import isoformat
 from guardsvc.schema_fields import load_or_raise
 from guardsvc.transaction import CommandGroup
 
 allows_cli = CommandGroup("allows", help="Allow entries: IPs, CIDR ranges and devices that are never blocked.")
+
+
+ALLOW_COLUMNS = ("id", "state", "target", "created_at", "expires_at", "reason")
 
 
 @allows_cli.command("add")
@@ -38,14 +41,12 @@ def remove(entry_id):
 @allows_cli.command("list")
 @click.option("--all", "show_all", is_flag=True, help="Include removed and expired entries.")
 @click.option("--limit", type=click.IntRange(1, 100), default=100, show_default=True)
-def list_entries(show_all, limit):
+@json_option
+def list_entries(show_all, limit, as_json):
     """List active allow entries (or all), newest first."""
     page = allows.search_allow_entries(active=None if show_all else True, per_page=limit)
     now = clock.utcnow()
-    if not page.items:
-        click.echo("no allow entries")
-    for e in page.items:
-        click.echo("\t".join([str(e.id), e.state_at(now), e.target, isoformat(e.created_at),
-                              isoformat(e.expires_at) or "-", e.reason or ""]))
-    if page.total > len(page.items):
-        click.echo(f"... {page.total - len(page.items)} more")
+    rows = [{"id": e.id, "state": e.state_at(now), "target": e.target, "created_at": isoformat(e.created_at),
+             "expires_at": isoformat(e.expires_at), "reason": e.reason} for e in page.items]
+    echo_rows(ALLOW_COLUMNS, rows, as_json=as_json, empty="no allow entries", more=page.total - len(page.items))
+

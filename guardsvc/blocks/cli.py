@@ -4,12 +4,15 @@ import click
 from guardsvc import clock
 from guardsvc.blocks import service
 from guardsvc.blocks.schemas import BlockCreateSchema
-from guardsvc.cli_support import run_or_exit
+from guardsvc.cli_support import echo_rows, json_option, run_or_exit
 from guardsvc.clock import isoformat
 from guardsvc.schema_fields import load_or_raise
 from guardsvc.transaction import CommandGroup
 
 blocks_cli = CommandGroup("blocks", help="Block and unblock IPs, CIDR ranges and devices.")
+
+
+BLOCK_COLUMNS = ("reference", "state", "target", "local_ip", "created_at", "expires_at", "reason")
 
 
 @blocks_cli.command("add")
@@ -40,14 +43,13 @@ def lift(reference, reason):
 @blocks_cli.command("list")
 @click.option("--all", "show_all", is_flag=True, help="Include lifted and expired blocks.")
 @click.option("--limit", type=click.IntRange(1, 100), default=100, show_default=True)
-def list_blocks(show_all, limit):
+@json_option
+def list_blocks(show_all, limit, as_json):
     """List active blocks (or all), newest first."""
     page = service.search_blocks(active=None if show_all else True, per_page=limit)
     now = clock.utcnow()
-    if not page.items:
-        click.echo("no blocks")
-    for b in page.items:
-        click.echo("\t".join([b.reference, b.state_at(now), b.target, b.local_ip or "-", isoformat(b.created_at),
-                              isoformat(b.expires_at) or "-", b.reason or ""]))
-    if page.total > len(page.items):
-        click.echo(f"... {page.total - len(page.items)} more")
+    rows = [{"reference": b.reference, "state": b.state_at(now), "target": b.target, "local_ip": b.local_ip,
+             "created_at": isoformat(b.created_at), "expires_at": isoformat(b.expires_at), "reason": b.reason}
+            for b in page.items]
+    echo_rows(BLOCK_COLUMNS, rows, as_json=as_json, empty="no blocks", more=page.total - len(page.items))
+
