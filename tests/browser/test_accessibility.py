@@ -1,0 +1,75 @@
+"""axe-core (WCAG 2.2 A and AA rules) finds nothing on any page, at a phone and a desktop width.
+
+axe-core comes with the axe-playwright-python package and is injected into the
+page from disk; nothing is fetched from the internet.
+"""
+import re
+
+import pytest
+import requests
+from axe_playwright_python.sync_playwright import Axe
+from playwright.sync_api import expect
+
+from tests.browser.conftest import WIDTHS, fill_sign_in
+from tests.factories import submit_body
+
+pytestmark = [pytest.mark.browser, pytest.mark.live]
+RULES = {"runOnly": {"type": "tag", "values": ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"]},
+         "resultTypes": ["violations"]}
+AXE = Axe()
+
+
+def violations(page):
+    """Every WCAG violation on ``page`` at each width, as readable lines."""
+    found = []
+    for width in WIDTHS:
+        page.set_viewport_size({"width": width, "height": 800})
+        for violation in AXE.run(page, options=RULES).response["violations"]:
+            targets = [" ".join(node["target"]) for node in violation["nodes"]][:3]
+            found.append(f"{width}px {violation['impact']} {violation['id']}: {targets}")
+    page.set_viewport_size({"width": 1280, "height": 900})
+    return found
+
+
+def check(page, path, report):
+    page.goto(path)
+    report.extend(f"{path} {line}" for line in violations(page))
+
+
+def test_public_pages_are_accessible(page, live_server, make_block):
+    reference = make_block(network="192.0.2.55", reason="Uji aksesibilitas", minutes=60)
+    number = requests.post(live_server.url + "/api/guard/unblock-tickets/submit", json=submit_body(),
+                           headers={"X-Device-Id": "axe-device"}, timeout=10).json()["ticket_number"]
+    report = []
+    for path in ("/", "/banding", f"/banding?ref={reference}", "/banding/cek", f"/banding/cek?tiket={number}",
+                 "/banding/cek?tiket=TKT-00000000", "/masuk", f"/terblokir?ref={reference}",
+                 "/halaman-yang-tidak-ada"):
+        check(page, path, report)
+    page.goto("/banding")
+    page.get_by_label("Nama lengkap").fill("Sari Wulandari")
+    page.get_by_label("Alamat e-mail").fill("sari@example.com")
+    page.get_by_label("Alasan permohonan").fill("Saya diblokir saat memakai wifi kantor.")
+    page.get_by_role("button", name="Kirim permohonan").click()
+    expect(page).to_have_url(re.compile(r"/banding/terkirim$"))
+    report.extend(f"/banding/terkirim {line}" for line in violations(page))
+    assert report == []
+    # The rules are live: an image without a text alternative is found at both widths.
+    page.evaluate("document.querySelector('main').append(document.createElement('img'))")
+    assert [line.split()[2] for line in violations(page)] == ["image-alt:"] * len(WIDTHS)
+
+
+def test_signed_in_and_admin_pages_are_accessible(page, live_server, make_user, make_block, make_ticket):
+    admin = make_user(name="Rina Admin", role="admin")
+    make_block(network="198.51.100.0/24", reason="Jaringan bot")
+    number = make_ticket("198.51.100.20").ticket_number
+    page.goto("/masuk")
+    fill_sign_in(page, admin.email)
+    expect(page).to_have_url(re.compile(r"/akun$"))
+    report = []
+    for path in ("/akun", "/akun/kata-sandi", "/admin", "/admin?status=pending", f"/admin/tiket/{number}",
+                 "/admin/blokir", "/admin/izin", "/admin/masuk", "/admin/audit"):
+        check(page, path, report)
+    page.goto("/akun")
+    page.get_by_role("button", name="Siapkan verifikasi dua langkah").click()
+    report.extend(f"2FA set-up {line}" for line in violations(page))
+    assert report == []
