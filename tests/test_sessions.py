@@ -9,7 +9,7 @@ from guardsvc.extensions import db
 from guardsvc.sessions.models import UserSession
 from tests.factories import PASSWORD
 from tests.pages_support import csrf_token, post_form, sign_in, start_session_record, text_of
-from tests.signin_support import BROWSER_UA, PHONE_UA
+from tests.signin_support import BROWSER_UA, PHONE_UA, enable_2fa
 
 COOKIE = "guardsvc_session"
 JSON = {"Accept": "application/json"}
@@ -162,3 +162,13 @@ def test_ending_sessions_needs_csrf(app, make_user):
     assert browser.post("/akun/sesi/akhiri-lainnya").status_code == 400
     assert browser.post("/keluar").status_code == 400
     assert session_count(app, user) == 1
+
+
+def test_the_password_step_of_another_account_ends_this_browsers_session(app, make_user):
+    first, second = make_user(), make_user()
+    enable_2fa(app, second)
+    browser = app.test_client()
+    sign_in(browser, first)
+    response = post_form(browser, "/masuk", {"email": second.email, "password": PASSWORD}, page="/banding")
+    assert response.status_code == 303 and response.headers["Location"].endswith("/masuk/kode")
+    assert session_count(app, first) == 0 and session_count(app, second) == 0

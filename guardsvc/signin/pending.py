@@ -9,6 +9,7 @@ import calendar
 from flask import current_app, redirect, session, url_for
 
 from guardsvc import clock
+from guardsvc.accounts.sessions import end_session
 from guardsvc.signin.service import account_stamp
 
 KEY = "signin_pending"
@@ -20,7 +21,7 @@ def _now():
 
 def begin(user, next_url):
     """Remember that ``user`` passed the password step (a fresh session: no fixation)."""
-    session.clear()
+    end_session()  # whoever was signed in on this browser is not any more
     session[KEY] = {"user_id": user.id, "stamp": account_stamp(user), "email": user.email,
                     "next": next_url or "",
                     "expires": _now() + 60 * current_app.config["SIGNIN_CODE_MINUTES"]}
