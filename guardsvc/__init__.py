@@ -92,6 +92,8 @@ def register_blueprints(app):
     from guardsvc.pages.views import bp as pages
     from guardsvc.appeals.views import bp as appeal_pages
     from guardsvc.accounts.views import bp as account_pages
+    from guardsvc.accounts.session_views import bp as session_pages
+    from guardsvc.signin.reauth_views import bp as reauth_pages
     from guardsvc.trust.views import bp as trust_pages
     from guardsvc.signin.views import bp as signin_pages
     from guardsvc.signin.account_views import bp as security_pages
@@ -101,8 +103,8 @@ def register_blueprints(app):
     for blueprint in (health, openapi, accounts_api, trust_api, appeals_api, signin_api, blocks_api,
                       admin_api, admin_allows_api, forward_auth):
         app.register_blueprint(blueprint)
-    for blueprint in (pages, appeal_pages, account_pages, trust_pages, signin_pages, security_pages,
-                      admin_pages, admin_allow_pages, block_pages):
+    for blueprint in (pages, appeal_pages, account_pages, session_pages, trust_pages, signin_pages,
+                      security_pages, reauth_pages, admin_pages, admin_allow_pages, block_pages):
         app.register_blueprint(blueprint)
 
 
@@ -118,6 +120,7 @@ def register_commands(app):
     from guardsvc.outbox.cli import mail_cli
     from guardsvc.blocks.cli import blocks_cli
     from guardsvc.blocks.allows_cli import allows_cli
+    from guardsvc.sessions.cli import sessions_cli
 
-    for group in (users_cli, tokens_cli, tickets_cli, mail_cli, blocks_cli, allows_cli):
+    for group in (users_cli, tokens_cli, tickets_cli, mail_cli, blocks_cli, allows_cli, sessions_cli):
         app.cli.add_command(group)

@@ -127,6 +127,10 @@ def load_settings(instance_path):
         "MAIL_POLL_SECONDS": _env_int("MAIL_POLL_SECONDS", 5),
         "RATELIMIT_CODE": _env("RATELIMIT_CODE", "5 per minute;20 per hour"),
         "SIGNIN_CODE_MINUTES": _env_int("SIGNIN_CODE_MINUTES", 5),
+        # Server-side sessions end after this many days without a request.
+        "SESSION_IDLE_DAYS": _env_int("SESSION_IDLE_DAYS", 14),
+        # Sensitive account changes need the password (and code) entered this recently.
+        "REAUTH_MINUTES": _env_int("REAUTH_MINUTES", 10),
         "LOG_LEVEL": _env("LOG_LEVEL", "INFO"),
         # Pages and e-mails: Indonesian formats in local time; JSON stays UTC.
         "BABEL_DEFAULT_LOCALE": "id",

@@ -135,3 +135,9 @@ ALLOW_NOT_FOUND = "Daftar izin tidak ditemukan."
 ALLOW_NOT_ACTIVE = "Daftar izin ini sudah tidak aktif."
 ALLOW_CREATED = "Daftar izin untuk {target} berhasil dibuat."
 ALLOW_REMOVED = "Daftar izin untuk {target} berhasil dihapus."
+
+# Server-side sessions and re-authentication
+SESSION_NOT_FOUND = "Sesi tidak ditemukan atau sudah berakhir."
+SESSION_ENDED = "Sesi di perangkat itu sudah diakhiri."
+OTHER_SESSIONS_ENDED = "Anda telah keluar dari semua perangkat lain."
+REAUTH_DONE = "Terima kasih, identitas Anda sudah dikonfirmasi. Silakan lanjutkan."

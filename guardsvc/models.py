@@ -7,3 +7,4 @@ from guardsvc.outbox.models import OutboxMessage  # noqa: F401
 from guardsvc.signin.models import LoginEvent  # noqa: F401
 from guardsvc.twofactor.models import RecoveryCode  # noqa: F401
 from guardsvc.audit.models import AuditEvent  # noqa: F401
+from guardsvc.sessions.models import UserSession  # noqa: F401

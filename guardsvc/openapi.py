@@ -46,7 +46,8 @@ IDENTITY_HEADERS = (
 SECURITY_SCHEMES = {
     "bearerAuth": {"type": "http", "scheme": "bearer", "description":
                    "Token akses pribadi (`POST /api/auth/tokens`, halaman /akun, atau "
-                   "`flask --app guardsvc tokens create`). Tidak perlu X-CSRFToken."},
+                   "`flask --app guardsvc tokens create`). Hanya berlaku untuk /api/...; halaman dan formulir "
+                   "mengabaikan header Authorization. Token yang sah tidak perlu X-CSRFToken."},
     "sessionCookie": {"type": "apiKey", "in": "cookie", "name": "guardsvc_session", "description":
                       "Sesi masuk web (/masuk). POST dan DELETE lewat cookie juga memerlukan X-CSRFToken."},
     "csrfToken": {"type": "apiKey", "in": "header", "name": "X-CSRFToken", "description":

@@ -27,14 +27,30 @@ def sign_in(client, user, password=PASSWORD):
     return response
 
 
-def sign_in_session(client, user, page="/banding"):
+def start_session_record(app, user, *, ip="127.0.0.1", user_agent=None, device=None, reauthenticated=True):
+    """A committed server-side session for ``user``; returns ``(cookie_key, session_id)``."""
+    from guardsvc.extensions import db
+    from guardsvc.identity import Client
+    from guardsvc.sessions import service as sessions
+
+    with app.app_context():
+        plain, record = sessions.start_session(user, Client(ip, device, None, user_agent))
+        if not reauthenticated:
+            record.reauthenticated_at = None
+        db.session.commit()
+        return plain, record.id
+
+
+def sign_in_session(client, user, page="/banding", **session_fields):
     """Give ``client`` the session cookie /masuk would give ``user``; returns the session's CSRF token.
 
-    Skips the password step, for tests about what a signed-in session may do.
-    The token is read from ``page`` (one never blocked) the way a page script reads it.
+    Skips the password step (a real session record is made, as sign-in makes
+    it), for tests about what a signed-in session may do. The token is read
+    from ``page`` (one never blocked) the way a page script reads it.
     """
+    plain, _ = start_session_record(client.application, user, **session_fields)
     with client.session_transaction() as session:
-        session["_user_id"] = user.get_id()
+        session["_user_id"] = plain
         session["_fresh"] = True
     return csrf_token(client, page)
 

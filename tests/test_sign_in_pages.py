@@ -2,6 +2,9 @@
 import re
 
 import pytest
+from sqlalchemy import select
+
+from guardsvc.extensions import db
 
 from tests.factories import PASSWORD
 from tests.pages_support import csrf_token, post_form, sign_in, text_of
@@ -104,7 +107,10 @@ def test_stale_sign_in_form_keeps_the_email_never_the_password(client, make_user
         assert "_user_id" not in session
 
 
-def test_sign_in_starts_a_fresh_session(client, make_user):
+def test_sign_in_starts_a_fresh_session(app, client, make_user):
+    from guardsvc.sessions.models import UserSession
+    from guardsvc.sessions.service import hash_key
+
     user = make_user()
     old_token = csrf_token(client, "/masuk")
     with client.session_transaction() as session:
@@ -112,7 +118,11 @@ def test_sign_in_starts_a_fresh_session(client, make_user):
     client.post("/masuk", data={"csrf_token": old_token, "email": user.email, "password": PASSWORD})
     with client.session_transaction() as session:
         assert "planted" not in session
-        assert session["_user_id"].startswith(f"{user.id}:")
+        key = session["_user_id"]
+    with app.app_context():
+        # The cookie names a session record of this user by a key stored only as its hash.
+        record = db.session.scalar(select(UserSession).where(UserSession.key_hash == hash_key(key)))
+        assert record.user_id == user.id and key not in (record.key_hash, str(user.id))
     # The token of the old session no longer authorises anything.
     assert client.post("/akun/token", data={"csrf_token": old_token}).status_code == 400
 

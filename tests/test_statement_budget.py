@@ -104,6 +104,19 @@ def test_save_my_ip_with_the_session_cookie(app, make_user, statements):
     assert_budget(seen, 6)  # guard, session user, find, SAVEPOINT, INSERT, RELEASE
 
 
+def test_a_signed_in_page_view_loads_session_and_user_in_one_statement(app, make_user, statements):
+    user = make_user()
+    browser = app.test_client()
+    sign_in(browser, user)
+    browser.get("/akun")
+    with statements() as seen:
+        assert browser.get("/banding").status_code == 200
+    # The session joined with its user; last_seen_at is written at most once a minute.
+    session_reads = [statement for statement in seen if "user_sessions" in statement]
+    assert len(session_reads) == 1 and not any(s.startswith("SELECT users.") for s in seen), seen
+    assert set(kinds(seen)) == {"SELECT"} and len(seen) <= 2, seen
+
+
 def test_a_guarded_page_for_a_client_that_is_not_blocked(client, statements):
     client.get("/")  # the device cookie is handed out once
     with statements() as seen:
@@ -119,5 +132,5 @@ def test_sign_in(app, make_user, statements):
         response = browser.post("/masuk", data={"csrf_token": token, "email": user.email,
                                                 "password": "kata-sandi-rahasia-123"})
     assert response.status_code == 303
-    assert kinds(seen).count("INSERT") == 1  # the sign-in history row
-    assert_budget(seen, 4)  # guard, the account, "first sign-in?", the history row
+    assert kinds(seen).count("INSERT") == 2  # the sign-in history row, the server-side session
+    assert_budget(seen, 5)  # guard, the account, "first sign-in?", the history row, the session

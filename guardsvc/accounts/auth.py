@@ -1,21 +1,27 @@
-"""One identity, two carriers: the session cookie and ``Authorization: Bearer``.
+"""One identity, two carriers: the server-side session (cookie) and ``Authorization: Bearer``.
 
-Both loaders live here. A request that carries an Authorization header is
-judged by that header alone, so a stale cookie can never stand in for a bad
-token, and CSRF is required exactly when the cookie is what authenticates.
+Both loaders live here. The bearer token counts only on JSON doors (``/api/...``):
+pages and form posts ignore ``Authorization`` entirely, so a leaked token never
+drives the account page. On a JSON door a valid token speaks for itself; a
+missing or invalid one leaves the cookie to decide. CSRF is waived only for a
+request that a valid token authenticated.
 """
 from functools import wraps
 
-from flask import current_app, redirect, request, url_for
+from flask import current_app, g, redirect, request, url_for
 from flask_login import current_user
 
-from guardsvc.accounts.models import User
 from guardsvc.accounts.service import user_for_token
 from guardsvc.doors import answers_json
 from guardsvc.errors import Forbidden, Unauthorized
-from guardsvc.extensions import csrf, db, login_manager
+from guardsvc.extensions import csrf, login_manager
+from guardsvc.sessions import service as sessions
 
 UNSAFE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+# The confirmation page of the signin feature (signin.reauth_views), named like login_view.
+REAUTH_VIEW = "reauth_pages.confirm"
+_BEARER_USER = "guardsvc_bearer_user"
+_SESSION = "guardsvc_user_session"
 
 
 def bearer_token():
@@ -27,23 +33,48 @@ def bearer_token():
     return value.strip() if scheme.lower() == "bearer" else ""
 
 
+def _bearer_user():
+    """The owner of a valid bearer token on a JSON door (looked up once per request), else None."""
+    if not answers_json():
+        return None
+    if _BEARER_USER not in g:
+        token = bearer_token()
+        setattr(g, _BEARER_USER, user_for_token(token) if token else None)
+    return g.get(_BEARER_USER)
+
+
 @login_manager.user_loader
-def load_user_from_session(user_key):
-    if request.headers.get("Authorization") is not None:
+def load_user_from_session(session_key):
+    user = _bearer_user()
+    if user is not None:
+        return user
+    record = sessions.find_session(session_key)
+    if record is None:
         return None
-    user_id, _, epoch = str(user_key).partition(":")
-    if not user_id.isdigit() or not epoch.isdigit():
-        return None
-    user = db.session.get(User, int(user_id))
-    if user is None or not user.is_active or user.session_epoch != int(epoch):
-        return None
-    return user
+    setattr(g, _SESSION, record)
+    return record.user
 
 
 @login_manager.request_loader
-def load_user_from_bearer(req):
-    token = bearer_token()
-    return user_for_token(token) if token else None
+def load_user_from_bearer(_request):
+    return _bearer_user()
+
+
+def authenticated_by_bearer():
+    """True when a valid bearer token (not the cookie) authenticated this request."""
+    return current_user.is_authenticated and g.get(_BEARER_USER) is not None
+
+
+def current_session():
+    """The session record that authenticated this request; None for a token or nobody."""
+    if not current_user.is_authenticated or authenticated_by_bearer():
+        return None
+    return g.get(_SESSION)
+
+
+def remember_session(record):
+    """Make ``record`` this request's session (it was just started)."""
+    setattr(g, _SESSION, record)
 
 
 @login_manager.unauthorized_handler
@@ -63,16 +94,17 @@ def public_json(view):
 def protect_against_csrf():
     """before_request: every unsafe request that the cookie could have authorised needs a CSRF token.
 
-    Bearer-authenticated requests carry their own proof. On the API, a caller
-    without a signed-in session has no ambient authority to abuse (the view
-    answers 401, or it is a public endpoint); HTML form posts are always checked.
+    A request authenticated by a valid bearer token carries its own proof; any
+    other Authorization header waives nothing. Form posts are always checked.
+    On the API, a caller without a signed-in session has no ambient authority
+    to abuse (the view answers 401, or it is a public endpoint).
     """
-    if request.method not in UNSAFE_METHODS or bearer_token() is not None:
+    if request.method not in UNSAFE_METHODS:
         return
     view = current_app.view_functions.get(request.endpoint)
     if view is None or getattr(view, "csrf_exempt", False):
         return
-    if answers_json() and not current_user.is_authenticated:
+    if answers_json() and (authenticated_by_bearer() or not current_user.is_authenticated):
         return
     csrf.protect()
 
@@ -86,6 +118,25 @@ def roles_required(*roles):
                 return login_manager.unauthorized()
             if current_user.role not in roles:
                 raise Forbidden()
+            return view(*args, **kwargs)
+        return wrapper
+    return decorator
+
+
+def reauthentication_required(back="account_pages.account", anchor=None):
+    """For a page that makes a sensitive change: the password (and code) entered recently.
+
+    Without a re-authentication within ``REAUTH_MINUTES`` on this session the
+    person is sent to the confirmation page, which brings them back to the page
+    ``back`` (an endpoint; ``anchor`` its section) to try again. Goes under
+    ``roles_required``.
+    """
+    def decorator(view):
+        @wraps(view)
+        def wrapper(*args, **kwargs):
+            if not sessions.is_recently_reauthenticated(current_session()):
+                target = url_for(back, _anchor=anchor)
+                return redirect(url_for(REAUTH_VIEW, next=target), code=303)
             return view(*args, **kwargs)
         return wrapper
     return decorator

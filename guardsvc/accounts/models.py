@@ -23,8 +23,6 @@ class User(db.Model):
     password_hash: Mapped[str] = mapped_column(String(255))
     role: Mapped[str] = mapped_column(String(16), default=USER)
     is_active: Mapped[bool] = mapped_column(default=True)
-    # Bumped to end every session of the user at once ("sign out everywhere").
-    session_epoch: Mapped[int] = mapped_column(default=0)
     totp_secret: Mapped[str | None] = mapped_column(String(64))
     totp_enabled_at: Mapped[datetime | None]
     # Last accepted TOTP time step: a code is never accepted twice.
@@ -43,7 +41,8 @@ class User(db.Model):
         return False
 
     def get_id(self):
-        return f"{self.id}:{self.session_epoch}"
+        # The session cookie never carries this: it names a UserSession (accounts.sessions).
+        return str(self.id)
 
     @property
     def is_admin(self):

@@ -109,3 +109,13 @@ def revoke_token(user, token_id):
     if record.revoked_at is None:
         record.revoked_at = clock.utcnow()
     return record
+
+
+def revoke_all_tokens(user):
+    """Revoke every unrevoked token of ``user``; returns how many."""
+    tokens = db.session.scalars(select(ApiToken).where(ApiToken.user_id == user.id,
+                                                      ApiToken.revoked_at.is_(None))).all()
+    now = clock.utcnow()
+    for record in tokens:
+        record.revoked_at = now
+    return len(tokens)

@@ -5,7 +5,7 @@ from flask_login import current_user
 from guardsvc import messages
 from guardsvc.accounts import service
 from guardsvc.accounts.account_page import Section, register_section_with, render_account_page
-from guardsvc.accounts.auth import roles_required
+from guardsvc.accounts.auth import reauthentication_required, roles_required
 from guardsvc.accounts.roles import PEOPLE
 from guardsvc.accounts.schemas import TokenRequestSchema
 from guardsvc.accounts.sessions import end_session
@@ -43,6 +43,7 @@ def account():
 
 @bp.post("/akun/token")
 @roles_required(*PEOPLE)
+@reauthentication_required(anchor="token")
 def create_token():
     """Create a personal access token, then redirect to the page that shows it once.
 

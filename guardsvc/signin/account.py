@@ -1,40 +1,52 @@
-"""Protecting an account: change the password, sign out everywhere, read the history."""
+"""Protecting an account: change the password, read the history."""
 from sqlalchemy import select
 
 from guardsvc import messages
 from guardsvc.accounts import passwords
+from guardsvc.accounts import service as accounts
 from guardsvc.errors import ValidationFailed
 from guardsvc.extensions import db
+from guardsvc.sessions import service as sessions
 from guardsvc.signin.models import LoginEvent
+from guardsvc.trust import service as trust
 
 PASSWORD_MIN = 10
 PASSWORD_MAX = 256
 
 
-def sign_out_everywhere(user):
-    """End every session of the user (all browsers, this one too)."""
-    user.session_epoch = (user.session_epoch or 0) + 1
-    db.session.flush()
-    return user
-
-
-def change_password(user, current_password, new_password, confirmation):
-    """Set a new password (the current one is required); every other session ends."""
+def _password_errors(user, new_password, confirmation):
     errors = {}
-    if not passwords.verify_password(user.password_hash, current_password or ""):
-        errors["current_password"] = [messages.WRONG_PASSWORD]
     if len(new_password or "") < PASSWORD_MIN:
         errors["new_password"] = [messages.PASSWORD_TOO_SHORT.format(min=PASSWORD_MIN)]
     elif len(new_password) > PASSWORD_MAX:
         errors["new_password"] = [messages.FIELD_TOO_LONG.format(max=PASSWORD_MAX)]
-    elif new_password == current_password:
+    elif passwords.verify_password(user.password_hash, new_password):
         errors["new_password"] = [messages.PASSWORD_UNCHANGED]
-    if new_password != confirmation:
+    if confirmation is not None and new_password != confirmation:
         errors["confirmation"] = [messages.PASSWORD_MISMATCH]
+    return errors
+
+
+def change_password(user, new_password, *, confirmation=None, keep_session=None,
+                    revoke_tokens=False, revoke_devices=False):
+    """Set a new password; every session but ``keep_session`` ends (None: every one).
+
+    With ``revoke_tokens`` every personal access token is revoked too, with
+    ``revoke_devices`` every trusted device. The caller has made sure it is the
+    owner (a recent re-authentication, or a reset link). ``confirmation``, when
+    given, must repeat the new password.
+    """
+    errors = _password_errors(user, new_password, confirmation)
     if errors:
         raise ValidationFailed(errors)
     user.password_hash = passwords.hash_password(new_password)
-    return sign_out_everywhere(user)
+    sessions.end_sessions(user, keep=keep_session)
+    if revoke_tokens:
+        accounts.revoke_all_tokens(user)
+    if revoke_devices:
+        trust.revoke_all(user)
+    db.session.flush()
+    return user
 
 
 def recent_sign_ins(user, limit=20):

@@ -4,15 +4,18 @@ from flask_login import current_user
 
 from guardsvc import messages
 from guardsvc.accounts.account_page import Section, register_section_with, render_account_page
-from guardsvc.accounts.auth import roles_required
+from guardsvc.accounts.auth import current_session, reauthentication_required, roles_required
 from guardsvc.accounts.roles import PEOPLE
-from guardsvc.accounts.sessions import end_session, start_session
+from guardsvc.accounts.sessions import end_session
 from guardsvc.errors import ValidationFailed
+from guardsvc.sessions import service as sessions
 from guardsvc.signin import account
 from guardsvc.twofactor import service as twofactor
 
 bp = Blueprint("security_pages", __name__)
 SECTION = "dua-langkah"
+# Sensitive changes on this page send a person without a recent re-authentication to confirm first.
+sensitive = reauthentication_required(anchor=SECTION)
 
 
 def security_part(user, _client):
@@ -42,6 +45,7 @@ def _form_failure(failure, form_name):
 
 @bp.post("/akun/dua-langkah/mulai")
 @roles_required(*PEOPLE)
+@sensitive
 def begin_2fa():
     """Start setting up 2FA: a new secret, shown as a QR code on /akun."""
     twofactor.begin_enrolment(current_user, restart=True)
@@ -58,6 +62,7 @@ def cancel_2fa():
 
 @bp.post("/akun/dua-langkah/aktifkan")
 @roles_required(*PEOPLE)
+@sensitive
 def confirm_2fa():
     """Turn 2FA on with a first code; the recovery codes are shown once."""
     try:
@@ -69,6 +74,7 @@ def confirm_2fa():
 
 @bp.post("/akun/dua-langkah/kode-pemulihan")
 @roles_required(*PEOPLE)
+@sensitive
 def regenerate_codes():
     """Replace the recovery codes (needs the password); the new ones are shown once."""
     try:
@@ -80,6 +86,7 @@ def regenerate_codes():
 
 @bp.post("/akun/dua-langkah/nonaktifkan")
 @roles_required(*PEOPLE)
+@sensitive
 def disable_2fa():
     """Turn 2FA off (needs the password)."""
     try:
@@ -94,7 +101,7 @@ def disable_2fa():
 @roles_required(*PEOPLE)
 def sign_out_everywhere():
     """End every session of this account, this one included."""
-    account.sign_out_everywhere(current_user)
+    sessions.end_sessions(current_user)
     end_session()
     flash(messages.SIGNED_OUT_EVERYWHERE, "success")
     return redirect(url_for("signin_pages.sign_in"), code=303)
@@ -106,6 +113,7 @@ def _render_password_form(errors=None, status=200):
 
 @bp.get("/akun/kata-sandi")
 @roles_required(*PEOPLE)
+@reauthentication_required("security_pages.password_form")
 def password_form():
     """The change-password form."""
     return _render_password_form()
@@ -113,14 +121,16 @@ def password_form():
 
 @bp.post("/akun/kata-sandi")
 @roles_required(*PEOPLE)
+@reauthentication_required("security_pages.password_form")
 def password_submit():
-    """Set a new password; every other session ends, this one carries on."""
+    """Set a new password; every other session ends, this one carries on (tokens, devices: if ticked)."""
     form = request.form
     try:
-        user = account.change_password(current_user, form.get("current_password", ""),
-                                       form.get("new_password", ""), form.get("confirmation", ""))
+        account.change_password(current_user, form.get("new_password", ""),
+                                confirmation=form.get("confirmation", ""), keep_session=current_session(),
+                                revoke_tokens=form.get("revoke_tokens") == "1",
+                                revoke_devices=form.get("revoke_devices") == "1")
     except ValidationFailed as failure:
         return _render_password_form(failure.errors, 422)
-    start_session(user)  # a fresh session cookie carrying the new epoch
     flash(messages.PASSWORD_CHANGED, "success")
     return _back("keamanan")

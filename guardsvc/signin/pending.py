@@ -1,14 +1,16 @@
 """The half-signed-in state between the password step and the code step.
 
-It lives in the (signed) session cookie: who passed the password step, the
-account's session epoch at that moment, where to go afterwards, and until when
-the code may be entered. Nobody is signed in while it exists.
+It lives in the (signed) session cookie: who passed the password step, a
+stamp of the account's password at that moment (signin.service.account_stamp),
+where to go afterwards, and until when the code may be entered. Nobody is signed in while it exists.
 """
 import calendar
 
 from flask import current_app, redirect, session, url_for
 
 from guardsvc import clock
+from guardsvc.accounts.sessions import end_session
+from guardsvc.signin.service import account_stamp
 
 KEY = "signin_pending"
 
@@ -19,8 +21,8 @@ def _now():
 
 def begin(user, next_url):
     """Remember that ``user`` passed the password step (a fresh session: no fixation)."""
-    session.clear()
-    session[KEY] = {"user_id": user.id, "epoch": user.session_epoch, "email": user.email,
+    end_session()  # whoever was signed in on this browser is not any more
+    session[KEY] = {"user_id": user.id, "stamp": account_stamp(user), "email": user.email,
                     "next": next_url or "",
                     "expires": _now() + 60 * current_app.config["SIGNIN_CODE_MINUTES"]}
 

@@ -4,15 +4,17 @@ Every attempt is written to the login history. Functions return a SignInOutcome
 instead of raising, so the door can commit the history row even when the
 attempt is refused, and then answer with ``outcome.error``.
 """
+import hashlib
 from dataclasses import dataclass
 
 from sqlalchemy import func, select
 
 from guardsvc import clock, messages
-from guardsvc.accounts import service as accounts
+from guardsvc.accounts import passwords, service as accounts
 from guardsvc.accounts.models import User
-from guardsvc.errors import Forbidden, GuardError, Unauthorized
+from guardsvc.errors import Forbidden, GuardError, Unauthorized, ValidationFailed
 from guardsvc.extensions import db
+from guardsvc.sessions import service as sessions
 from guardsvc.signin.alerts import queue_signin_alert
 from guardsvc.signin.models import SUCCESS_RESULTS, LoginEvent
 from guardsvc.trust.service import is_trusted, trust_device
@@ -140,16 +142,21 @@ def sign_in(email, password, client, code=None, *, web=False):
     return _check_code(user, client, email, code)
 
 
-def sign_in_with_code(user_id, session_epoch, code, client, *, trust_this_device=False):
+def account_stamp(user):
+    """A short fingerprint of the account's password hash: it changes when the password does."""
+    return hashlib.sha256(user.password_hash.encode("utf-8")).hexdigest()[:16]
+
+
+def sign_in_with_code(user_id, stamp, code, client, *, trust_this_device=False):
     """Second step of the web flow, for the user who passed the password step.
 
-    Refused when the account changed meanwhile (deactivated, signed out
-    everywhere, password changed, 2FA turned off). With ``trust_this_device``
+    Refused when the account changed meanwhile (deactivated, password
+    changed, 2FA turned off). With ``trust_this_device``
     a successful sign-in also trusts (user, IP, device), so the next sign-in
     from here skips the code.
     """
     user = db.session.get(User, user_id)
-    if user is None or not user.is_active or user.session_epoch != session_epoch or not user.has_2fa:
+    if user is None or not user.is_active or account_stamp(user) != stamp or not user.has_2fa:
         outcome = _refuse("wrong_code", client, user.email if user else "", user,
                           Unauthorized(messages.SIGNIN_CODE_EXPIRED))
         outcome.restart = True
@@ -166,6 +173,23 @@ def sign_in_for_token(email, password, client, *, code=None, token_name=None):
     if outcome.signed_in:
         outcome.token, outcome.token_record = accounts.create_token(outcome.user, token_name)
     return outcome
+
+
+def reauthenticate(user, password, code, client, session_record):
+    """Confirm that the signed-in person is the account's owner: the password, and a code with 2FA.
+
+    Success stamps ``session_record`` as re-authenticated. Each failure is
+    written to the sign-in history (``wrong_password`` / ``wrong_code``) and
+    kept, like a failed sign-in, then raised as ValidationFailed on its field.
+    """
+    if not isinstance(password, str) or not passwords.verify_password(user.password_hash, password):
+        raise _refuse("wrong_password", client, user.email, user,
+                      ValidationFailed({"password": [messages.WRONG_PASSWORD]})).error
+    if user.has_2fa and verify_second_factor(user, code) is None:
+        raise _refuse("wrong_code", client, user.email, user,
+                      ValidationFailed({"code": [messages.TOTP_WRONG_CODE]})).error
+    sessions.mark_reauthenticated(session_record)
+    return session_record
 
 
 def record_lockout(client, email):

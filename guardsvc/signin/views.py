@@ -65,7 +65,7 @@ def sign_in_submit():
     if outcome.error:
         return _render_sign_in(values["email"], next_url, failure=ends_with(outcome.error).message,
                                status=outcome.error.status)
-    start_session(outcome.user)
+    start_session(outcome.user, current_client())
     return redirect(_next_target(next_url), code=303)
 
 
@@ -95,11 +95,11 @@ def code_submit():
     if state is None:
         return _expired()
     trust = request.form.get("trust") == "1"
-    outcome = remember_outcome(service.sign_in_with_code(state["user_id"], state["epoch"],
+    outcome = remember_outcome(service.sign_in_with_code(state["user_id"], state["stamp"],
                                                  request.form.get("code", ""), current_client(),
                                                  trust_this_device=trust))
     if outcome.signed_in:
-        start_session(outcome.user)
+        start_session(outcome.user, current_client())
         return redirect(_next_target(state["next"]), code=303)
     ends_with(outcome.error)
     if outcome.restart:

@@ -104,6 +104,15 @@ def revoke(record):
     return record
 
 
+def revoke_all(user):
+    """Stop trusting every device of ``user`` (rows stay for audit); returns how many."""
+    records = db.session.scalars(select(TrustedIp).where(TrustedIp.user_id == user.id,
+                                                        TrustedIp.is_active.is_(True))).all()
+    for record in records:
+        revoke(record)
+    return len(records)
+
+
 def rename(record, device_name):
     """Give one of the user's records a new name (already trimmed and checked by the schema)."""
     record.device_name = device_name

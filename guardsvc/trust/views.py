@@ -4,7 +4,7 @@ from flask_login import current_user
 
 from guardsvc import messages
 from guardsvc.accounts.account_page import Section, register_section_with, render_account_page
-from guardsvc.accounts.auth import roles_required
+from guardsvc.accounts.auth import reauthentication_required, roles_required
 from guardsvc.accounts.roles import PEOPLE
 from guardsvc.identity import current_client
 from guardsvc.pages.forms import load_form
@@ -40,6 +40,7 @@ def browser_os_filter(user_agent):
 
 @bp.post("")
 @roles_required(*PEOPLE)
+@reauthentication_required(anchor="perangkat")
 def trust_this_device():
     """"Percayai perangkat ini": trust the current IP and device (same as save-my-ip)."""
     data, errors, values = load_form(SaveMyIpSchema(), request.form, FIELDS)

@@ -1,0 +1,43 @@
+"""HTML door for the account's signed-in sessions: the list on /akun and its sign-out buttons."""
+from flask import Blueprint, flash, redirect, url_for
+from flask_login import current_user
+
+from guardsvc import messages
+from guardsvc.accounts.account_page import Section, register_section_with
+from guardsvc.accounts.auth import current_session, roles_required
+from guardsvc.accounts.roles import PEOPLE
+from guardsvc.sessions import service as sessions
+
+bp = Blueprint("session_pages", __name__, url_prefix="/akun/sesi")
+SECTION = "sesi"
+
+
+def sessions_part(user, _client):
+    """What the sessions part of /akun shows: each live session, and whether it is this one."""
+    here = current_session()
+    return {"sessions": [(record, here is not None and record.id == here.id)
+                         for record in sessions.list_sessions(user)]}
+
+
+register_section_with(bp, Section(SECTION, "accounts/_account_sessions.html", sessions_part, order=15))
+
+
+def _back(message):
+    flash(message, "success")
+    return redirect(url_for("account_pages.account", _anchor=SECTION), code=303)
+
+
+@bp.post("/<int(max=2147483647):session_id>/akhiri")
+@roles_required(*PEOPLE)
+def end_one(session_id):
+    """Sign one of the account's sessions out; its cookie stops working at once."""
+    sessions.end_own_session(current_user, session_id)
+    return _back(messages.SESSION_ENDED)
+
+
+@bp.post("/akhiri-lainnya")
+@roles_required(*PEOPLE)
+def end_others():
+    """Sign out every other browser of this account; this one stays signed in."""
+    sessions.end_sessions(current_user, keep=current_session())
+    return _back(messages.OTHER_SESSIONS_ENDED)

@@ -1,0 +1,1 @@
+"""Server-side sessions: the browser cookie only names a record kept here."""

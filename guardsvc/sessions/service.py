@@ -1,0 +1,115 @@
+"""Server-side sessions: start, find, refresh, list and end them.
+
+The cookie holds a random 256-bit key; only its SHA-256 is stored, so a copy
+of this table opens no session. A session is dead once it is deleted (sign-out,
+"end this session", password change), once its account is disabled, or once it
+has been idle for ``SESSION_IDLE_DAYS``.
+"""
+import hashlib
+import secrets
+from datetime import timedelta
+
+from flask import current_app
+from sqlalchemy import delete, select
+from sqlalchemy.orm import joinedload
+
+from guardsvc import clock, messages
+from guardsvc.errors import NotFound
+from guardsvc.extensions import db
+from guardsvc.sessions.models import UserSession
+
+KEY_MAX = 128
+# last_seen_at is refreshed at most this often, so a page view is not a write.
+LAST_SEEN_RESOLUTION = timedelta(seconds=60)
+
+
+def hash_key(plain):
+    return hashlib.sha256(plain.encode("utf-8")).hexdigest()
+
+
+def _idle_cutoff(now):
+    return now - timedelta(days=current_app.config["SESSION_IDLE_DAYS"])
+
+
+def start_session(user, client):
+    """Record a new session for ``user`` on ``client``; returns ``(plain_key, record)``.
+
+    Signing in proves the password (and code), so the session starts re-authenticated.
+    """
+    plain = secrets.token_urlsafe(32)
+    now = clock.utcnow()
+    record = UserSession(user_id=user.id, key_hash=hash_key(plain), created_at=now, last_seen_at=now,
+                         reauthenticated_at=now, ip_address=client.ip_address,
+                         user_agent=client.user_agent, device_id=client.device_id)
+    db.session.add(record)
+    db.session.flush()
+    return plain, record
+
+
+def find_session(plain):
+    """The live session this key names, its active user loaded with it (one statement), or None."""
+    if not isinstance(plain, str) or not plain or len(plain) > KEY_MAX:
+        return None
+    now = clock.utcnow()
+    record = db.session.scalar(
+        select(UserSession).options(joinedload(UserSession.user, innerjoin=True))
+        .where(UserSession.key_hash == hash_key(plain), UserSession.last_seen_at >= _idle_cutoff(now)))
+    if record is None or not record.user.is_active:
+        return None
+    if now - record.last_seen_at >= LAST_SEEN_RESOLUTION:
+        # Rides on the request's own commit; at most one write a minute per session.
+        record.last_seen_at = now
+    return record
+
+
+def list_sessions(user):
+    """The account's live sessions, most recently used first."""
+    return db.session.scalars(
+        select(UserSession).where(UserSession.user_id == user.id,
+                                  UserSession.last_seen_at >= _idle_cutoff(clock.utcnow()))
+        .order_by(UserSession.last_seen_at.desc(), UserSession.id.desc())).all()
+
+
+def _delete(*conditions):
+    # "evaluate": rows deleted here also leave the identity map, so an id the database
+    # reuses (SQLite) never meets a stale object.
+    return db.session.execute(delete(UserSession).where(*conditions)
+                              .execution_options(synchronize_session="evaluate")).rowcount
+
+
+def end_session(record):
+    """End one session (sign-out): a copy of its cookie stops working at once."""
+    _delete(UserSession.id == record.id)
+
+
+def end_own_session(user, session_id):
+    """End one of the account's own sessions (another account's: NotFound)."""
+    if not _delete(UserSession.id == session_id, UserSession.user_id == user.id):
+        raise NotFound(messages.SESSION_NOT_FOUND)
+
+
+def end_sessions(user, *, keep=None):
+    """End every session of ``user`` except ``keep`` (None: all of them); returns how many ended."""
+    conditions = [UserSession.user_id == user.id]
+    if keep is not None:
+        conditions.append(UserSession.id != keep.id)
+    return _delete(*conditions)
+
+
+def mark_reauthenticated(record):
+    """The person just proved it is them again on this session."""
+    record.reauthenticated_at = clock.utcnow()
+    db.session.flush()
+
+
+def is_recently_reauthenticated(record):
+    """True when ``record`` was re-authenticated within ``REAUTH_MINUTES``."""
+    if record is None or record.reauthenticated_at is None:
+        return False
+    window = timedelta(minutes=current_app.config["REAUTH_MINUTES"])
+    return clock.utcnow() - record.reauthenticated_at <= window
+
+
+def purge_expired_sessions():
+    """Delete sessions idle past ``SESSION_IDLE_DAYS``; returns how many went."""
+    return _delete(UserSession.last_seen_at < _idle_cutoff(clock.utcnow()))
