@@ -66,8 +66,8 @@ def test_signed_in_and_admin_pages_are_accessible(page, live_server, make_user, 
     fill_sign_in(page, admin.email)
     expect(page).to_have_url(re.compile(r"/akun$"))
     report = []
-    for path in ("/akun", "/akun/kata-sandi", "/admin", "/admin?status=pending", f"/admin/tiket/{number}",
-                 "/admin/blokir", "/admin/izin", "/admin/masuk", "/admin/audit"):
+    for path in ("/akun", "/akun/konfirmasi", "/akun/kata-sandi", "/admin", "/admin?status=pending",
+                 f"/admin/tiket/{number}", "/admin/blokir", "/admin/izin", "/admin/masuk", "/admin/audit"):
         check(page, path, report)
     page.goto("/akun")
     page.get_by_role("button", name="Siapkan verifikasi dua langkah").click()
