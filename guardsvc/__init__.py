@@ -91,18 +91,20 @@ def register_blueprints(app):
     from guardsvc.trust.api import bp as trust_api
     from guardsvc.pages.views import bp as pages
     from guardsvc.appeals.views import bp as appeal_pages
+    from guardsvc.appeals.conversation_views import bp as conversation_pages
     from guardsvc.accounts.views import bp as account_pages
     from guardsvc.trust.views import bp as trust_pages
     from guardsvc.signin.views import bp as signin_pages
     from guardsvc.signin.account_views import bp as security_pages
     from guardsvc.admin.views import bp as admin_pages
     from guardsvc.admin.allows_views import bp as admin_allow_pages
+    from guardsvc.admin.desk_views import bp as admin_desk_pages
 
     for blueprint in (health, openapi, accounts_api, trust_api, appeals_api, signin_api, blocks_api,
                       admin_api, admin_allows_api, forward_auth):
         app.register_blueprint(blueprint)
-    for blueprint in (pages, appeal_pages, account_pages, trust_pages, signin_pages, security_pages,
-                      admin_pages, admin_allow_pages, block_pages):
+    for blueprint in (pages, appeal_pages, conversation_pages, account_pages, trust_pages, signin_pages,
+                      security_pages, admin_pages, admin_allow_pages, admin_desk_pages, block_pages):
         app.register_blueprint(blueprint)
 
 
