@@ -102,9 +102,9 @@ def test_unknown_or_malformed_secret_is_404(client):
         assert response.status_code == 404 and "Tautan tiket tidak ditemukan" in text_of(response)
 
 
-def _ticket_with_link(app, client):
+def _ticket_with_link(app, client, ip="198.51.100.7"):
     """A submitted ticket and its private link (read from the outbox, as the e-mail would carry it)."""
-    number = submit_ticket(client).get_json()["ticket_number"]
+    number = submit_ticket(client, ip=ip).get_json()["ticket_number"]
     with app.app_context():
         ticket = db.session.scalar(select(UnblockTicket).where(UnblockTicket.ticket_number == number))
         path = "/banding/tiket/" + _secret_of(ticket)
@@ -115,7 +115,7 @@ def _secret_of(ticket):
     # The test reads the secret from the queued e-mail, the only place outside the appellant's inbox.
     from guardsvc.outbox.service import messages_to
 
-    [mail] = messages_to(ticket.email, "appeal_received")
+    mail = messages_to(ticket.email, "appeal_received")[-1]
     return mail.body_text.split("/banding/tiket/")[1].split()[0]
 
 
@@ -180,3 +180,18 @@ def test_erase_conversation_removes_messages_and_links(app, client):
         assert db.session.scalars(select(TicketMessage)).all() == []
         assert db.session.scalars(select(TicketSecret)).all() == []
     assert client.get(path).status_code == 404
+
+
+def test_replies_share_one_quota_across_tickets(app, client, monkeypatch):
+    from guardsvc import create_app
+    from guardsvc.extensions import limiter
+
+    _, first = _ticket_with_link(app, client)
+    _, second = _ticket_with_link(app, app.test_client(), ip="198.51.100.8")
+    monkeypatch.setattr(limiter, "enabled", limiter.enabled)  # init_app below switches it on
+    limited = create_app({"TESTING": True, "RATELIMIT_ENABLED": True, "RATELIMIT_REPLY": "2 per minute"}).test_client()
+    assert post_form(limited, first, {"body": "Satu."}, page=first).status_code == 303
+    assert post_form(limited, second, {"body": "Dua."}, page=second).status_code == 303
+    refused = post_form(limited, first, {"body": "Tiga."}, page=first)
+    assert refused.status_code == 429 and int(refused.headers["Retry-After"]) > 0
+    assert limited.get(first).status_code == 200  # reading is not an answer

@@ -49,12 +49,13 @@ def open_conversation(secret):
     conditional UPDATE, so the first time stays the first time).
     """
     ticket = ticket_for_secret(secret)
-    db.session.execute(
-        update(UnblockTicket)
-        .where(UnblockTicket.id == ticket.id, UnblockTicket.email_verified_at.is_(None))
-        .values(email_verified_at=clock.utcnow())
-        .execution_options(synchronize_session=False))
-    db.session.refresh(ticket)
+    if ticket.email_verified_at is None:
+        db.session.execute(
+            update(UnblockTicket)
+            .where(UnblockTicket.id == ticket.id, UnblockTicket.email_verified_at.is_(None))
+            .values(email_verified_at=clock.utcnow())
+            .execution_options(synchronize_session=False))
+        db.session.refresh(ticket)
     return ticket
 
 
