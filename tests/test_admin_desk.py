@@ -13,6 +13,7 @@ from guardsvc.appeals.models import UnblockTicket
 from guardsvc.errors import InvalidState
 from guardsvc.extensions import db
 from tests.conversation_support import admin_browser, deliver  # noqa: F401
+from tests.live import all_at_once
 from tests.pages_support import post_form, text_of
 from tests.smtp import html_body, smtp_server, text_body  # noqa: F401
 
@@ -225,3 +226,23 @@ def test_plain_users_have_no_digest_switch(app, client, make_user):
     assert post_form(client, "/admin/pemberitahuan", {"aktif": "1"}, page="/akun").status_code == 403
     with app.app_context():
         assert db.session.scalar(select(User.notify_new_appeals)) is False
+
+
+def test_eight_administrators_claiming_at_once_leave_one_holder(app, make_user, make_ticket):
+    number = make_ticket().ticket_number
+    admins = [make_user(role="admin") for _ in range(8)]
+
+    def claim(i):
+        with app.app_context():
+            ticket = db.session.scalar(select(UnblockTicket).where(UnblockTicket.ticket_number == number))
+            try:
+                desk.claim_ticket(ticket, db.session.merge(admins[i]))
+                db.session.commit()
+                return admins[i].id
+            except InvalidState:
+                db.session.rollback()
+                return None
+
+    winners = [winner for winner in all_at_once(8, claim) if winner is not None]
+    assert len(winners) == 1
+    assert _ticket_row(app, number).claimed_by_id == winners[0]
