@@ -246,3 +246,17 @@ def test_eight_administrators_claiming_at_once_leave_one_holder(app, make_user, 
     winners = [winner for winner in all_at_once(8, claim) if winner is not None]
     assert len(winners) == 1
     assert _ticket_row(app, number).claimed_by_id == winners[0]
+
+
+def test_a_refused_message_keeps_the_text_and_sends_nothing(app, admin_browser, make_ticket):
+    from guardsvc.outbox.models import OutboxMessage
+
+    number = make_ticket().ticket_number
+    _, browser = admin_browser()
+    too_long = post_form(browser, f"/admin/tiket/{number}/pesan", {"body": "b" * 2001, "kind": "admin"})
+    assert too_long.status_code == 422 and "b" * 2001 + "</textarea>" in text_of(too_long)
+    assert 'id="ringkasan-kesalahan"' in text_of(too_long)
+    unknown_kind = post_form(browser, f"/admin/tiket/{number}/pesan", {"body": "Halo", "kind": "publik"})
+    assert unknown_kind.status_code == 422
+    with app.app_context():
+        assert db.session.scalars(select(OutboxMessage.kind)).all() == ["appeal_received"]

@@ -13,9 +13,12 @@ def template_text(template_id):
         return None
 
 
-def ticket_desk_context(ticket, values):
-    """Template context of the desk parts of the ticket page; ``values["body"]`` is pre-filled from a template."""
+def ticket_desk_context(ticket, values, errors=None):
+    """Template context of the desk parts of the ticket page (the message form's ``values`` and ``errors``).
+
+    ``values["body"]`` may hold a reply template's text, to edit before sending.
+    """
     return {"thread": conversation.thread(ticket, for_appellant=False),
             "reply_templates": desk.list_templates(),
             "answered": ticket.id in desk.answered_since_asked([ticket.id]),
-            "desk_values": values}
+            "desk_values": values, "desk_errors": errors}

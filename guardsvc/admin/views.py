@@ -61,8 +61,8 @@ def render_ticket(ticket_number, *, values=None, errors=None, desk_values=None, 
     return render_template(
         "admin/ticket.html", ticket=ticket, earlier=appeals.earlier_tickets(ticket),
         history=audit.list_events(target=ticket.ticket_number, per_page=20).items,
-        values=values or {}, errors=errors, now=clock.utcnow(), desk_errors=desk_errors,
-        **ticket_desk_context(ticket, desk_values or {})), status
+        values=values or {}, errors=errors, now=clock.utcnow(),
+        **ticket_desk_context(ticket, desk_values or {}, desk_errors)), status
 
 
 @bp.get("/tiket/<path:ticket_number>")
