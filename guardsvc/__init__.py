@@ -91,6 +91,7 @@ def register_blueprints(app):
     from guardsvc.trust.api import bp as trust_api
     from guardsvc.pages.views import bp as pages
     from guardsvc.appeals.views import bp as appeal_pages
+    from guardsvc.appeals.conversation_views import bp as conversation_pages
     from guardsvc.accounts.views import bp as account_pages
     from guardsvc.accounts.session_views import bp as session_pages
     from guardsvc.signin.reauth_views import bp as reauth_pages
@@ -99,12 +100,14 @@ def register_blueprints(app):
     from guardsvc.signin.account_views import bp as security_pages
     from guardsvc.admin.views import bp as admin_pages
     from guardsvc.admin.allows_views import bp as admin_allow_pages
+    from guardsvc.admin.desk_views import bp as admin_desk_pages
 
     for blueprint in (health, openapi, accounts_api, trust_api, appeals_api, signin_api, blocks_api,
                       admin_api, admin_allows_api, forward_auth):
         app.register_blueprint(blueprint)
-    for blueprint in (pages, appeal_pages, account_pages, session_pages, trust_pages, signin_pages,
-                      security_pages, reauth_pages, admin_pages, admin_allow_pages, block_pages):
+    for blueprint in (pages, appeal_pages, conversation_pages, account_pages, session_pages, trust_pages,
+                      signin_pages, security_pages, reauth_pages, admin_pages, admin_allow_pages,
+                      admin_desk_pages, block_pages):
         app.register_blueprint(blueprint)
 
 

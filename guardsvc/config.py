@@ -110,6 +110,8 @@ def load_settings(instance_path):
         "RATELIMIT_SUBMIT": _env("RATELIMIT_SUBMIT", "20 per minute;200 per day"),
         "RATELIMIT_AUTH": _env("RATELIMIT_AUTH", "10 per minute"),
         "RATELIMIT_CHECK": _env("RATELIMIT_CHECK", "60 per minute"),
+        "RATELIMIT_REPLY": _env("RATELIMIT_REPLY", "10 per minute;100 per day"),
+        "ADMIN_DIGEST_MINUTES": _env_int("ADMIN_DIGEST_MINUTES", 5),
         "PENDING_PER_IP": _env_int("PENDING_PER_IP", 5),
         "APPEAL_MIN_FILL_SECONDS": _env_int("APPEAL_MIN_FILL_SECONDS", 3),
         "TRUST_LIFETIME_DAYS": _env_int("TRUST_LIFETIME_DAYS", 0),

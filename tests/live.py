@@ -5,6 +5,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -90,3 +91,20 @@ def limited_server(app):
     })
     yield server
     server.stop()
+
+
+def all_at_once(count, call):
+    """Run ``call(i)`` in ``count`` threads released together; return the results in order."""
+    barrier = threading.Barrier(count)
+    results = [None] * count
+
+    def run(i):
+        barrier.wait()
+        results[i] = call(i)
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(count)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(60)
+    return results

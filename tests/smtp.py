@@ -26,8 +26,9 @@ class Inbox:
             self.messages.append(message)
         return "250 Message accepted for delivery"
 
-    def to(self, address):
-        return [m for m in self.messages if m["To"] == address]
+    def to(self, address, subject_prefix=""):
+        """Messages to ``address``, optionally only those whose subject starts with ``subject_prefix``."""
+        return [m for m in self.messages if m["To"] == address and m["Subject"].startswith(subject_prefix)]
 
 
 class SmtpServer:

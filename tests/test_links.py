@@ -36,6 +36,7 @@ def test_a_decision_made_on_the_command_line_mails_the_status_link(hosted):
     result = hosted.test_cli_runner().invoke(args=["tickets", "decide", ticket, "--reject"])
     assert result.exit_code == 0, result.output
     with hosted.app_context():
-        [mail] = db.session.scalars(db.select(OutboxMessage).where(
-            OutboxMessage.recipient == "tautan@example.com")).all()
-    assert f"{BASE}/banding/cek?tiket={ticket}" in mail.body_text
+        confirmation, decision = db.session.scalars(db.select(OutboxMessage).where(
+            OutboxMessage.recipient == "tautan@example.com").order_by(OutboxMessage.id)).all()
+    assert f"{BASE}/banding/cek?tiket={ticket}" in decision.body_text
+    assert f"{BASE}/banding/tiket/" in confirmation.body_text

@@ -1,12 +1,12 @@
 """Rules that concurrency could break, against a real gunicorn (4 workers x 4 threads)."""
 import http.client
 import json
-import threading
 from collections import Counter
 
 import pytest
 
 from tests.factories import submit_body
+from tests.live import all_at_once
 
 pytestmark = pytest.mark.live
 SUBMIT = "/api/guard/unblock-tickets/submit"
@@ -22,23 +22,6 @@ def post(server, path, body, headers=None, source_ip="127.0.0.1"):
         return response.status, json.loads(response.read() or b"{}")
     finally:
         conn.close()
-
-
-def all_at_once(count, call):
-    """Run ``call(i)`` in ``count`` threads released together; return the results in order."""
-    barrier = threading.Barrier(count)
-    results = [None] * count
-
-    def run(i):
-        barrier.wait()
-        results[i] = call(i)
-
-    threads = [threading.Thread(target=run, args=(i,)) for i in range(count)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(60)
-    return results
 
 
 def assert_one_ticket(results):

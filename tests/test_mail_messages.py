@@ -5,6 +5,7 @@ from tests.signin_support import PHONE_UA, rate_limits_off, request_token  # noq
 from tests.smtp import html_body, smtp_server, text_body  # noqa: F401
 
 APPELLANT = "Budi <b>Santoso</b>"  # markup that must arrive escaped
+DECISION = "Keputusan banding"  # appellants also get a confirmation when they submit
 
 
 def decide(client, headers, ticket, action, notes=None):
@@ -24,7 +25,7 @@ def test_approval_mail_reaches_the_appellant(client, runner, bearer, make_ticket
     ticket = make_ticket(email="budi@example.com", name=APPELLANT).ticket_number
     assert decide(client, admin, ticket, "approve", "Maaf, <i>salah blokir</i>.").status_code == 200
     deliver(runner)
-    [message] = smtp_server.inbox.to("budi@example.com")
+    [message] = smtp_server.inbox.to("budi@example.com", DECISION)
     assert message["Subject"] == f"Keputusan banding {ticket}: disetujui"
     text = text_body(message)
     assert "Keputusan : Disetujui" in text
@@ -42,7 +43,7 @@ def test_rejection_mail_has_default_notes(client, runner, bearer, make_ticket, s
     ticket = make_ticket(email="sari@example.com", name=APPELLANT).ticket_number
     decide(client, admin, ticket, "reject")
     deliver(runner)
-    [message] = smtp_server.inbox.to("sari@example.com")
+    [message] = smtp_server.inbox.to("sari@example.com", DECISION)
     assert message["Subject"] == f"Keputusan banding {ticket}: ditolak"
     assert "Catatan   : Permohonan ditolak." in text_body(message)
     assert "Blokir tetap berlaku" in text_body(message)
@@ -53,7 +54,7 @@ def test_cli_decision_queues_mail_too(runner, make_ticket, smtp_server):
     result = runner.invoke(args=["tickets", "decide", ticket, "--approve", "--notes", "Dibuka."])
     assert result.exit_code == 0, result.output
     deliver(runner)
-    assert "Catatan   : Dibuka." in text_body(smtp_server.inbox.to("cli@example.com")[0])
+    assert "Catatan   : Dibuka." in text_body(smtp_server.inbox.to("cli@example.com", DECISION)[0])
 
 
 def test_a_refused_second_decision_sends_nothing_more(client, runner, bearer, make_ticket, smtp_server):
@@ -62,7 +63,7 @@ def test_a_refused_second_decision_sends_nothing_more(client, runner, bearer, ma
     decide(client, admin, ticket, "approve")
     assert decide(client, admin, ticket, "reject").status_code == 409
     deliver(runner)
-    assert len(smtp_server.inbox.to("dua@example.com")) == 1
+    assert len(smtp_server.inbox.to("dua@example.com", DECISION)) == 1
 
 
 @pytest.mark.usefixtures("rate_limits_off")

@@ -1,7 +1,7 @@
 """Accounts and personal access tokens."""
 from datetime import datetime
 
-from sqlalchemy import CheckConstraint, ForeignKey, String
+from sqlalchemy import CheckConstraint, ForeignKey, String, false
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from guardsvc import clock
@@ -28,6 +28,10 @@ class User(db.Model):
     # Last accepted TOTP time step: a code is never accepted twice.
     totp_last_step: Mapped[int | None]
     created_at: Mapped[datetime] = mapped_column(default=clock.utcnow)
+    # Administrators who opt in get an e-mail digest of new appeals (appeals.digest).
+    notify_new_appeals: Mapped[bool] = mapped_column(default=False, server_default=false())
+    # Until when the last digest reported; compared and set in one conditional UPDATE.
+    last_appeal_digest_at: Mapped[datetime | None]
 
     tokens = relationship("ApiToken", back_populates="user", lazy="dynamic")
 

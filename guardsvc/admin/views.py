@@ -7,9 +7,12 @@ from flask_login import current_user
 from guardsvc import clock, messages
 from guardsvc.admin.access import require_admin
 from guardsvc.admin.chart import stacked_columns
+from guardsvc.admin.desk import template_text, ticket_desk_context
 from guardsvc.admin.schemas import TicketListQuerySchema
 from guardsvc.appeals import service as appeals
+from guardsvc.appeals.desk import answered_since_asked
 from guardsvc.appeals.schemas import TicketDecisionSchema
+from guardsvc.appeals.statuses import PENDING
 from guardsvc.audit import service as audit
 from guardsvc.blocks import service as blocks
 from guardsvc.blocks.schemas import BlockCreateSchema, BlockLiftSchema, BlockListQuerySchema
@@ -38,25 +41,37 @@ def _list_query(schema):
 
 @bp.get("")
 def queue():
-    """Ticket queue: filters, counts per status, a chart of the last two weeks, pages."""
+    """Ticket queue: pending, oldest first, unless filtered otherwise; counts, a chart, pages.
+
+    An explicit empty ``status`` ("Semua") lists every ticket, newest first.
+    """
     filters = _list_query(TicketListQuerySchema())
+    if "status" not in request.args:
+        filters["status"] = PENDING
+    page = appeals.search_tickets(**filters, oldest_first=filters["status"] == PENDING)
     return render_template(
-        "admin/queue.html", page=appeals.search_tickets(**filters), filters=filters,
+        "admin/queue.html", page=page, filters=filters, now=clock.utcnow(),
+        answered=answered_since_asked([t.id for t in page.items]),
         counts=appeals.count_by_status(), chart=stacked_columns(appeals.tickets_per_day(CHART_DAYS)))
 
 
-def _render_ticket(ticket_number, *, values=None, errors=None, status=200):
+def render_ticket(ticket_number, *, values=None, errors=None, desk_values=None, desk_errors=None, status=200):
+    """The ticket page; ``values``/``errors`` belong to the decision form, ``desk_*`` to the message form."""
     ticket = appeals.find_ticket(ticket_number)
     return render_template(
         "admin/ticket.html", ticket=ticket, earlier=appeals.earlier_tickets(ticket),
         history=audit.list_events(target=ticket.ticket_number, per_page=20).items,
-        values=values or {}, errors=errors, now=clock.utcnow()), status
+        values=values or {}, errors=errors, now=clock.utcnow(),
+        **ticket_desk_context(ticket, desk_values or {}, desk_errors)), status
 
 
 @bp.get("/tiket/<path:ticket_number>")
 def ticket(ticket_number):
-    """One ticket in full, with the decision forms while it is pending."""
-    return _render_ticket(ticket_number)
+    """One ticket in full: the conversation, and the decision forms while it is pending.
+
+    ``?templat=<id>`` starts the message field with that reply template's text.
+    """
+    return render_ticket(ticket_number, desk_values={"body": template_text(request.args.get("templat"))})
 
 
 @bp.post("/tiket/<path:ticket_number>/putuskan")
@@ -64,7 +79,7 @@ def decide(ticket_number):
     """Approve or reject from the ticket page (POST + CSRF); back to the ticket (303)."""
     data, errors, values = load_form(TicketDecisionSchema(), request.form, DECISION_FIELDS)
     if errors:
-        return _render_ticket(ticket_number, values=values, errors=errors, status=422)
+        return render_ticket(ticket_number, values=values, errors=errors, status=422)
     try:
         decided = appeals.decide_ticket(ticket_number, data["action"], actor=current_user,
                                         notes=data["admin_notes"], origin_ip=client_ip())

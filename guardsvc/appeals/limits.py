@@ -16,3 +16,4 @@ def _names_no_ticket():
 submit_limit = limiter.shared_limit(configured_limit("RATELIMIT_SUBMIT"), scope="appeal-submit")
 check_limit = limiter.shared_limit(configured_limit("RATELIMIT_CHECK"), scope="ticket-check",
                                    exempt_when=_names_no_ticket)
+reply_limit = limiter.shared_limit(configured_limit("RATELIMIT_REPLY"), scope="ticket-reply")

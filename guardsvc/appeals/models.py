@@ -46,9 +46,15 @@ class UnblockTicket(db.Model):
     resolved_at: Mapped[datetime | None]
     resolved_by_id: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
     admin_notes: Mapped[str | None] = mapped_column(Text)
+    # Set when the appellant first opened a private link sent to ``email``.
+    email_verified_at: Mapped[datetime | None]
+    # The administrator working on the ticket; taken with a conditional UPDATE (appeals.desk).
+    claimed_by_id: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
+    claimed_at: Mapped[datetime | None]
 
     block = relationship("Block")
-    resolved_by = relationship("User")
+    resolved_by = relationship("User", foreign_keys=[resolved_by_id])
+    claimed_by = relationship("User", foreign_keys=[claimed_by_id])
 
     @property
     def is_pending(self):

@@ -21,3 +21,20 @@ def queue_decision_mail(ticket):
         name=ticket.name, ticket_number=ticket.ticket_number, decision=decision,
         approved=ticket.status == APPROVED, notes=ticket.admin_notes,
         when=human_time(ticket.resolved_at), status_url=status_url(ticket.ticket_number))
+
+
+def queue_confirmation_mail(ticket, private_url):
+    """Queue the "we received your appeal" e-mail: the ticket number and the private link."""
+    return queue_mail(
+        "appeal_received", ticket.email,
+        messages.CONFIRMATION_MAIL_SUBJECT.format(ticket=ticket.ticket_number), "appeal_received",
+        name=ticket.name, ticket_number=ticket.ticket_number, when=human_time(ticket.created_at),
+        private_url=private_url, status_url=status_url(ticket.ticket_number))
+
+
+def queue_message_mail(ticket, body, private_url):
+    """Queue an administrator's message to the appellant, with a private link to answer it."""
+    return queue_mail(
+        "appeal_message", ticket.email,
+        messages.MESSAGE_MAIL_SUBJECT.format(ticket=ticket.ticket_number), "appeal_message",
+        name=ticket.name, ticket_number=ticket.ticket_number, body=body, private_url=private_url)

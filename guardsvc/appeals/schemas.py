@@ -42,3 +42,26 @@ class TicketDecisionSchema(BaseSchema):
     action = Choice(("approve", "reject"), required=True)
     admin_notes = Text(max_length=1000, multiline=True, load_default=None, blank_as_none=True,
                        allow_none=True)
+
+
+MESSAGE_MAX = 2000
+
+
+class TicketReplySchema(BaseSchema):
+    """The appellant's answer on their ticket's page."""
+
+    body = Text(required=True, max_length=MESSAGE_MAX, multiline=True)
+
+
+class TicketPostSchema(BaseSchema):
+    """An administrator's message to the appellant, or an internal note."""
+
+    body = Text(required=True, max_length=MESSAGE_MAX, multiline=True)
+    kind = Choice(("admin", "note"), required=True)
+
+
+class ResponseTemplateSchema(BaseSchema):
+    """A reply template as administrators edit it."""
+
+    title = Text(required=True, max_length=100)
+    body = Text(required=True, max_length=MESSAGE_MAX, multiline=True)

@@ -6,6 +6,7 @@ from sqlalchemy import and_, func, or_, select, update
 from sqlalchemy.exc import IntegrityError
 
 from guardsvc import clock, codes, messages
+from guardsvc.appeals.conversation import confirm_submission
 from guardsvc.appeals.models import UnblockTicket
 from guardsvc.appeals.statuses import APPROVED, PENDING, REJECTED, STATUSES
 from guardsvc.appeals.notify import queue_decision_mail
@@ -54,7 +55,9 @@ def submit_ticket(client, *, name, email, reason, phone=None):
     ticket. A failed insert that no pending ticket explains was a ticket-number
     collision, and is retried with a new number. Beyond ``PENDING_PER_IP``
     pending tickets from one address, new clients there wait (TooManyPending):
-    spam from one address is priced out without a CAPTCHA.
+    spam from one address is priced out without a CAPTCHA. The confirmation
+    e-mail, with the private link to the conversation, is queued in the same
+    transaction.
     """
     ceiling = current_app.config["PENDING_PER_IP"]
     if ceiling and _pending_on_network(client.ip_address) >= ceiling:
@@ -70,11 +73,13 @@ def submit_ticket(client, *, name, email, reason, phone=None):
         try:
             with db.session.begin_nested():
                 db.session.add(ticket)
-            return ticket
         except IntegrityError:
             existing = pending_ticket_for(client)
             if existing is not None:
                 raise Cooldown(existing.ticket_number) from None
+            continue
+        confirm_submission(ticket)
+        return ticket
     raise RuntimeError("could not store the ticket")  # pragma: no cover
 
 
@@ -136,16 +141,17 @@ def list_tickets(status=None, limit=100, offset=0):
     ).all()
 
 
-def search_tickets(status=None, q=None, page=1, per_page=20):
-    """One page of tickets, newest first; ``q`` searches number, name, e-mail and IP."""
+def search_tickets(status=None, q=None, page=1, per_page=20, oldest_first=False):
+    """One page of tickets, newest (or oldest) first; ``q`` searches number, name, e-mail and IP."""
     query = select(UnblockTicket)
     if status:
         query = query.where(UnblockTicket.status == status)
     if q:
         query = query.where(contains_text(q, UnblockTicket.ticket_number, UnblockTicket.name,
                                           UnblockTicket.email, UnblockTicket.ip_address))
-    return paginate(query.order_by(UnblockTicket.created_at.desc(), UnblockTicket.id.desc()),
-                    page, per_page)
+    order = (UnblockTicket.created_at, UnblockTicket.id) if oldest_first else \
+        (UnblockTicket.created_at.desc(), UnblockTicket.id.desc())
+    return paginate(query.order_by(*order), page, per_page)
 
 
 def earlier_tickets(ticket, limit=20):

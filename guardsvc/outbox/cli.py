@@ -8,6 +8,7 @@ from flask import current_app
 
 from guardsvc.extensions import db
 from guardsvc.outbox import delivery
+from guardsvc.outbox.rounds import run_rounds
 from guardsvc.transaction import CommandGroup
 
 log = logging.getLogger("guardsvc.mail")
@@ -21,8 +22,9 @@ def _summary(report):
 @mail_cli.command("deliver")
 @click.option("--once", is_flag=True, help="Deliver what is due now, then exit.")
 def deliver(once):
-    """Deliver queued e-mail; loops until stopped (SIGTERM/Ctrl-C) unless --once."""
+    """Queue periodic e-mail (digests) and deliver the queue; loops until stopped (SIGTERM/Ctrl-C) unless --once."""
     if once:
+        run_rounds()
         click.echo(_summary(delivery.deliver_due()))
         return
     stop = threading.Event()
@@ -33,6 +35,7 @@ def deliver(once):
     log.info("mail deliverer started (polling every %ss)", poll)
     while not stop.is_set():
         try:
+            run_rounds()
             report = delivery.deliver_due()
             if report.handled:
                 log.info("mail delivery: %s", _summary(report))

@@ -5,7 +5,7 @@ from flask import Blueprint, render_template
 from flask_login import current_user
 from sqlalchemy.exc import SQLAlchemyError
 
-from guardsvc.humantime import human_date, human_number, human_time
+from guardsvc.humantime import human_age, human_date, human_number, human_time
 
 log = logging.getLogger(__name__)
 
@@ -31,6 +31,11 @@ def waktu_filter(value):
 @bp.app_template_filter("tanggal")
 def tanggal_filter(value):
     return human_date(value)
+
+
+@bp.app_template_filter("umur")
+def umur_filter(delta):
+    return human_age(delta)
 
 
 @bp.app_template_filter("angka")

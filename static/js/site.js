@@ -57,7 +57,20 @@
     if (summary) { summary.focus(); }
   }
 
+  /* A reply template fills the message field at once (without script: the "Pakai templat" button reloads). */
+  function setupTemplatePicker(select) {
+    var field = document.getElementById(select.getAttribute("data-fills"));
+    if (!field) { return; }
+    select.addEventListener("change", function () {
+      var chosen = select.options[select.selectedIndex];
+      field.value = chosen.getAttribute("data-body") || "";
+      field.dispatchEvent(new Event("input"));
+      field.focus();
+    });
+  }
+
   document.addEventListener("DOMContentLoaded", function () {
+    Array.prototype.forEach.call(document.querySelectorAll("select[data-fills]"), setupTemplatePicker);
     Array.prototype.forEach.call(document.querySelectorAll("[data-maxlength]"), setupCounter);
     Array.prototype.forEach.call(document.querySelectorAll("[data-copy-target]"), setupCopy);
     focusErrorSummary();
