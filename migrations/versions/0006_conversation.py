@@ -1,7 +1,7 @@
 """Ticket conversation, claims, reply templates and new-appeal digests.
 
 Revision ID: 0006_conversation
-Revises: 0004_allow_entries
+Revises: 0005_sessions
 Create Date: 2026-11-23 11:00:00.000000
 
 """
