@@ -92,6 +92,7 @@ def register_blueprints(app):
     from guardsvc.pages.views import bp as pages
     from guardsvc.appeals.views import bp as appeal_pages
     from guardsvc.accounts.views import bp as account_pages
+    from guardsvc.accounts.recovery_views import bp as recovery_pages
     from guardsvc.trust.views import bp as trust_pages
     from guardsvc.signin.views import bp as signin_pages
     from guardsvc.signin.account_views import bp as security_pages
@@ -101,7 +102,7 @@ def register_blueprints(app):
     for blueprint in (health, openapi, accounts_api, trust_api, appeals_api, signin_api, blocks_api,
                       admin_api, admin_allows_api, forward_auth):
         app.register_blueprint(blueprint)
-    for blueprint in (pages, appeal_pages, account_pages, trust_pages, signin_pages, security_pages,
+    for blueprint in (pages, appeal_pages, account_pages, recovery_pages, trust_pages, signin_pages, security_pages,
                       admin_pages, admin_allow_pages, block_pages):
         app.register_blueprint(blueprint)
 
@@ -114,6 +115,7 @@ def register_error_handlers(app):
 
 def register_commands(app):
     from guardsvc.accounts.cli import tokens_cli, users_cli
+    import guardsvc.twofactor.cli  # noqa: F401  (adds users reset-2fa)
     from guardsvc.appeals.cli import tickets_cli
     from guardsvc.outbox.cli import mail_cli
     from guardsvc.blocks.cli import blocks_cli

@@ -127,6 +127,8 @@ def load_settings(instance_path):
         "MAIL_POLL_SECONDS": _env_int("MAIL_POLL_SECONDS", 5),
         "RATELIMIT_CODE": _env("RATELIMIT_CODE", "5 per minute;20 per hour"),
         "SIGNIN_CODE_MINUTES": _env_int("SIGNIN_CODE_MINUTES", 5),
+        "PASSWORD_RESET_MINUTES": _env_int("PASSWORD_RESET_MINUTES", 30),
+        "RATELIMIT_RESET": _env("RATELIMIT_RESET", "5 per minute;20 per hour"),
         "LOG_LEVEL": _env("LOG_LEVEL", "INFO"),
         # Pages and e-mails: Indonesian formats in local time; JSON stays UTC.
         "BABEL_DEFAULT_LOCALE": "id",

@@ -7,7 +7,7 @@ from guardsvc.blocks.service import candidate_networks, canonical_network
 from guardsvc.errors import ValidationFailed
 from guardsvc.identity import is_valid_device_id, normalize_ip
 from guardsvc.schema_fields import load_or_raise
-from guardsvc.trust.useragent import describe_user_agent
+from guardsvc.useragent import describe_user_agent
 
 
 @pytest.mark.parametrize("raw,expected", [

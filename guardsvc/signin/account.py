@@ -3,38 +3,33 @@ from sqlalchemy import select
 
 from guardsvc import messages
 from guardsvc.accounts import passwords
+from guardsvc.accounts import service as accounts
+from guardsvc.accounts.password_rule import password_problems
 from guardsvc.errors import ValidationFailed
 from guardsvc.extensions import db
 from guardsvc.signin.models import LoginEvent
 
-PASSWORD_MIN = 10
-PASSWORD_MAX = 256
-
 
 def sign_out_everywhere(user):
     """End every session of the user (all browsers, this one too)."""
-    user.session_epoch = (user.session_epoch or 0) + 1
-    db.session.flush()
-    return user
+    return accounts.end_all_sessions(user)
 
 
-def change_password(user, current_password, new_password, confirmation):
-    """Set a new password (the current one is required); every other session ends."""
+def change_password(user, current_password, new_password, confirmation, *, client):
+    """Set a new password (the current one is required); every session ends and the owner is told."""
     errors = {}
     if not passwords.verify_password(user.password_hash, current_password or ""):
         errors["current_password"] = [messages.WRONG_PASSWORD]
-    if len(new_password or "") < PASSWORD_MIN:
-        errors["new_password"] = [messages.PASSWORD_TOO_SHORT.format(min=PASSWORD_MIN)]
-    elif len(new_password) > PASSWORD_MAX:
-        errors["new_password"] = [messages.FIELD_TOO_LONG.format(max=PASSWORD_MAX)]
+    problems = password_problems(new_password, user.email)
+    if problems:
+        errors["new_password"] = problems
     elif new_password == current_password:
         errors["new_password"] = [messages.PASSWORD_UNCHANGED]
     if new_password != confirmation:
         errors["confirmation"] = [messages.PASSWORD_MISMATCH]
     if errors:
         raise ValidationFailed(errors)
-    user.password_hash = passwords.hash_password(new_password)
-    return sign_out_everywhere(user)
+    return accounts.set_password(user, new_password, actor=user, client=client, field="new_password")
 
 
 def recent_sign_ins(user, limit=20):

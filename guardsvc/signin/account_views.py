@@ -8,6 +8,7 @@ from guardsvc.accounts.auth import roles_required
 from guardsvc.accounts.roles import PEOPLE
 from guardsvc.accounts.sessions import end_session, start_session
 from guardsvc.errors import ValidationFailed
+from guardsvc.identity import current_client
 from guardsvc.signin import account
 from guardsvc.twofactor import service as twofactor
 
@@ -61,7 +62,7 @@ def cancel_2fa():
 def confirm_2fa():
     """Turn 2FA on with a first code; the recovery codes are shown once."""
     try:
-        codes = twofactor.confirm_enrolment(current_user, request.form.get("code", ""))
+        codes = twofactor.confirm_enrolment(current_user, request.form.get("code", ""), client=current_client())
     except ValidationFailed as failure:
         return _form_failure(failure, "totp-confirm")
     return _recovery_codes_page(codes, 201)
@@ -72,7 +73,8 @@ def confirm_2fa():
 def regenerate_codes():
     """Replace the recovery codes (needs the password); the new ones are shown once."""
     try:
-        codes = twofactor.regenerate_recovery_codes(current_user, request.form.get("password", ""))
+        codes = twofactor.regenerate_recovery_codes(current_user, request.form.get("password", ""),
+                                                    client=current_client())
     except ValidationFailed as failure:
         return _form_failure(failure, "totp-codes")
     return _recovery_codes_page(codes, 201)
@@ -83,7 +85,7 @@ def regenerate_codes():
 def disable_2fa():
     """Turn 2FA off (needs the password)."""
     try:
-        twofactor.disable(current_user, request.form.get("password", ""))
+        twofactor.disable(current_user, request.form.get("password", ""), client=current_client())
     except ValidationFailed as failure:
         return _form_failure(failure, "totp-disable")
     flash(messages.TOTP_DISABLED, "success")
@@ -118,7 +120,8 @@ def password_submit():
     form = request.form
     try:
         user = account.change_password(current_user, form.get("current_password", ""),
-                                       form.get("new_password", ""), form.get("confirmation", ""))
+                                       form.get("new_password", ""), form.get("confirmation", ""),
+                                       client=current_client())
     except ValidationFailed as failure:
         return _render_password_form(failure.errors, 422)
     start_session(user)  # a fresh session cookie carrying the new epoch
