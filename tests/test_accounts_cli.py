@@ -8,7 +8,6 @@ from guardsvc.accounts import passwords
 from guardsvc.accounts.models import ApiToken, User
 from guardsvc.audit.models import AuditEvent
 from guardsvc.extensions import db
-from tests.factories import PASSWORD
 from tests.pages_support import sign_in_session
 from tests.signin_support import enable_2fa, rate_limits_off, request_token  # noqa: F401
 

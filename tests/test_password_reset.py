@@ -48,6 +48,7 @@ def moved_clock(monkeypatch):
     return move
 
 
+@pytest.mark.usefixtures("rate_limits_off")
 def test_the_whole_journey_over_smtp(app, client, runner, make_user, smtp_server):
     user = make_user(email="rina@example.com", name="Rina")
     assert 'href="/masuk/lupa"' in text_of(client.get("/masuk"))
@@ -131,6 +132,7 @@ def test_an_unknown_link_is_404_with_a_way_to_ask_again(client):
     assert client.get("/masuk/atur-ulang/" + "x" * 300).status_code == 404
 
 
+@pytest.mark.usefixtures("rate_limits_off")
 def test_a_reset_keeps_2fa_and_ends_every_session(app, make_user):
     from tests.pages_support import sign_in_session
 

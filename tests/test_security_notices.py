@@ -10,7 +10,7 @@ from guardsvc.identity import Client
 from guardsvc.outbox.models import OutboxMessage
 from guardsvc.twofactor import service as twofactor
 from tests.factories import PASSWORD
-from tests.pages_support import post_form, sign_in, sign_in_session
+from tests.pages_support import post_form, sign_in
 from tests.signin_support import BROWSER_UA, enable_2fa, rate_limits_off, request_token, totp_code  # noqa: F401
 
 HERE = Client("203.0.113.9", "laptop-1", None, BROWSER_UA)
@@ -92,6 +92,7 @@ def test_cancelling_an_unconfirmed_set_up_is_not_a_notice(app, ctx, make_user):
     assert queued(app, user.email, "notice_2fa_disabled") == []
 
 
+@pytest.mark.usefixtures("rate_limits_off")
 def test_new_token_from_the_page_the_api_and_the_command_line(app, client, runner, make_user):
     user = make_user()
     browser = browser_for(app, user)
