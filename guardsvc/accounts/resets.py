@@ -10,7 +10,7 @@ import secrets
 from datetime import timedelta
 
 from flask import current_app
-from sqlalchemy import select, update
+from sqlalchemy import func, select, update
 
 from guardsvc import clock, messages
 from guardsvc.accounts.models import PasswordReset
@@ -25,6 +25,9 @@ from guardsvc.useragent import describe_user_agent
 
 SECRET_BYTES = 32
 SECRET_MAX = 128
+# However many addresses ask, one account receives at most one link a minute
+# (the per-IP rate limit cannot stop a flood sent from many addresses).
+RESEND_AFTER = timedelta(minutes=1)
 # What a link that cannot be used (any more) is: the page says which.
 UNKNOWN, GONE = "unknown", "gone"
 
@@ -41,12 +44,16 @@ def request_reset(email, client):
     """Mail a reset link when ``email`` names an active account; otherwise do nothing.
 
     The caller answers the same either way. A new link voids the account's
-    earlier ones. Returns the new record, or None.
+    earlier ones; within ``RESEND_AFTER`` of the last one nothing is sent.
+    Returns the new record, or None.
     """
     user = find_user_by_email(email)
     if user is None or not user.is_active:
         return None
     now = clock.utcnow()
+    last = db.session.scalar(select(func.max(PasswordReset.created_at)).where(PasswordReset.user_id == user.id))
+    if last is not None and now - last < RESEND_AFTER:
+        return None
     db.session.execute(
         update(PasswordReset)
         .where(PasswordReset.user_id == user.id, PasswordReset.used_at.is_(None),
