@@ -95,6 +95,7 @@ def register_blueprints(app):
     from guardsvc.accounts.views import bp as account_pages
     from guardsvc.accounts.session_views import bp as session_pages
     from guardsvc.signin.reauth_views import bp as reauth_pages
+    from guardsvc.accounts.recovery_views import bp as recovery_pages
     from guardsvc.trust.views import bp as trust_pages
     from guardsvc.signin.views import bp as signin_pages
     from guardsvc.signin.account_views import bp as security_pages
@@ -105,8 +106,8 @@ def register_blueprints(app):
     for blueprint in (health, openapi, accounts_api, trust_api, appeals_api, signin_api, blocks_api,
                       admin_api, admin_allows_api, forward_auth):
         app.register_blueprint(blueprint)
-    for blueprint in (pages, appeal_pages, conversation_pages, account_pages, session_pages, trust_pages,
-                      signin_pages, security_pages, reauth_pages, admin_pages, admin_allow_pages,
+    for blueprint in (pages, appeal_pages, conversation_pages, account_pages, session_pages, recovery_pages,
+                      trust_pages, signin_pages, security_pages, reauth_pages, admin_pages, admin_allow_pages,
                       admin_desk_pages, block_pages):
         app.register_blueprint(blueprint)
 
@@ -119,6 +120,7 @@ def register_error_handlers(app):
 
 def register_commands(app):
     from guardsvc.accounts.cli import tokens_cli, users_cli
+    import guardsvc.twofactor.cli  # noqa: F401  (adds users reset-2fa)
     from guardsvc.appeals.cli import tickets_cli
     from guardsvc.outbox.cli import mail_cli
     from guardsvc.blocks.cli import blocks_cli

@@ -133,6 +133,8 @@ def load_settings(instance_path):
         "SESSION_IDLE_DAYS": _env_int("SESSION_IDLE_DAYS", 14),
         # Sensitive account changes need the password (and code) entered this recently.
         "REAUTH_MINUTES": _env_int("REAUTH_MINUTES", 10),
+        "PASSWORD_RESET_MINUTES": _env_int("PASSWORD_RESET_MINUTES", 30),
+        "RATELIMIT_RESET": _env("RATELIMIT_RESET", "5 per minute;20 per hour"),
         "LOG_LEVEL": _env("LOG_LEVEL", "INFO"),
         # Pages and e-mails: Indonesian formats in local time; JSON stays UTC.
         "BABEL_DEFAULT_LOCALE": "id",

@@ -1,5 +1,5 @@
 """Import every model so the metadata (and Alembic) sees all tables."""
-from guardsvc.accounts.models import ApiToken, User  # noqa: F401
+from guardsvc.accounts.models import ApiToken, PasswordReset, User  # noqa: F401
 from guardsvc.appeals.models import UnblockTicket  # noqa: F401
 from guardsvc.appeals.conversation_models import ResponseTemplate, TicketMessage, TicketSecret  # noqa: F401
 from guardsvc.blocks.models import Block  # noqa: F401

@@ -34,7 +34,7 @@ def make_token(app):
     """``make_token(user)`` -> plain bearer token."""
     def make(user, name="uji"):
         with app.app_context():
-            plain, _ = accounts.create_token(db.session.merge(user), name)
+            plain, _ = accounts.create_token(db.session.merge(user), name, client=None)
             db.session.commit()
             return plain
     return make

@@ -48,7 +48,7 @@ def test_code_step_restarts_when_the_account_changed_meanwhile(app, ctx, make_us
     before = stamp(user)
     record = load(user)
     if change == "password_changed":
-        account.change_password(record, "kata sandi baru yang panjang")
+        account.change_password(record, "kata sandi baru yang panjang", client=None)
     elif change == "deactivated":
         record.is_active = False
     else:
@@ -61,11 +61,12 @@ def test_code_step_restarts_when_the_account_changed_meanwhile(app, ctx, make_us
 def test_change_password_checks_the_new_one(ctx, make_user):
     record = load(make_user())
     with pytest.raises(ValidationFailed) as failure:
-        account.change_password(record, "pendek", confirmation="lain")
+        account.change_password(record, "pendek", confirmation="lain", client=None)
     assert set(failure.value.errors) == {"new_password", "confirmation"}
     with pytest.raises(ValidationFailed) as same:
-        account.change_password(record, PASSWORD)
+        account.change_password(record, PASSWORD, client=None)
     assert same.value.errors == {"new_password": ["Kata sandi baru harus berbeda dari kata sandi lama."]}
-    account.change_password(record, "kata sandi baru yang panjang", confirmation="kata sandi baru yang panjang")
+    account.change_password(record, "kata sandi baru yang panjang", confirmation="kata sandi baru yang panjang",
+                            client=None)
     assert passwords.verify_password(record.password_hash, "kata sandi baru yang panjang")
     assert not passwords.verify_password(record.password_hash, PASSWORD)

@@ -59,7 +59,11 @@ def test_losing_the_trust_race_keeps_the_sign_in_history_the_alert_and_the_used_
     assert len(calls) == 2  # the insert lost the race, and the retry found the winner's row
     assert _count(app, LoginEvent, LoginEvent.user_id == user.id, LoginEvent.result == "2fa_passed",
                   LoginEvent.device_id == NEW_DEVICE) == 1
-    assert _count(app, OutboxMessage, OutboxMessage.recipient == user.email) == 1
+    assert _count(app, OutboxMessage, OutboxMessage.recipient == user.email,
+                  OutboxMessage.kind == "signin_alert") == 1
+    # The revoked device became trusted again: its owner is told once.
+    assert _count(app, OutboxMessage, OutboxMessage.recipient == user.email,
+                  OutboxMessage.kind == "notice_device_trusted") == 1
     assert _count(app, TrustedIp, TrustedIp.user_id == user.id, TrustedIp.is_active.is_(True)) == 1
     with app.app_context():
         assert db.session.get(User, user.id).totp_last_step is not None

@@ -34,10 +34,10 @@ def test_confirm_needs_a_right_code_and_returns_ten_recovery_codes(ctx, make_use
     user = load(make_user())
     secret = twofactor.begin_enrolment(user).secret
     with pytest.raises(ValidationFailed) as wrong:
-        twofactor.confirm_enrolment(user, "000000" if totp_code(secret) != "000000" else "111111")
+        twofactor.confirm_enrolment(user, "000000" if totp_code(secret) != "000000" else "111111", client=None)
     assert wrong.value.errors == {"code": ["Kode verifikasi salah atau sudah pernah dipakai."]}
     assert not user.has_2fa
-    codes = twofactor.confirm_enrolment(user, totp_code(secret))
+    codes = twofactor.confirm_enrolment(user, totp_code(secret), client=None)
     assert user.has_2fa
     assert len(codes) == 10 and len(set(codes)) == 10
     stored = db.session.scalars(db.select(RecoveryCode.code_hash).where(RecoveryCode.user_id == user.id)).all()
@@ -49,7 +49,7 @@ def test_confirm_needs_a_right_code_and_returns_ten_recovery_codes(ctx, make_use
 
 def test_confirm_without_enrolment_is_invalid_state(ctx, make_user):
     with pytest.raises(InvalidState):
-        twofactor.confirm_enrolment(load(make_user()), "123456")
+        twofactor.confirm_enrolment(load(make_user()), "123456", client=None)
 
 
 @pytest.mark.parametrize("steps", [-1, 0, 1])
@@ -112,8 +112,8 @@ def test_regenerating_recovery_codes_invalidates_old_ones(app, ctx, make_user):
     user = make_user()
     _, old = enable_2fa(app, user)
     with pytest.raises(ValidationFailed):
-        twofactor.regenerate_recovery_codes(load(user), "salah")
-    new = twofactor.regenerate_recovery_codes(load(user), PASSWORD)
+        twofactor.regenerate_recovery_codes(load(user), "salah", client=None)
+    new = twofactor.regenerate_recovery_codes(load(user), PASSWORD, client=None)
     assert twofactor.verify_second_factor(load(user), old[0]) is None
     assert twofactor.verify_second_factor(load(user), new[0]) == "recovery"
 
@@ -122,14 +122,14 @@ def test_disable_needs_the_password_and_removes_everything(app, ctx, make_user):
     user = make_user()
     secret, codes = enable_2fa(app, user)
     with pytest.raises(ValidationFailed) as wrong:
-        twofactor.disable(load(user), "bukan-kata-sandinya")
+        twofactor.disable(load(user), "bukan-kata-sandinya", client=None)
     assert wrong.value.errors == {"password": ["Kata sandi salah."]}
     assert load(user).has_2fa
-    twofactor.disable(load(user), PASSWORD)
+    twofactor.disable(load(user), PASSWORD, client=None)
     db.session.commit()
     record = load(user)
     assert not record.has_2fa and record.totp_secret is None
     assert twofactor.remaining_recovery_codes(record) == 0
     assert twofactor.verify_second_factor(record, totp_code(secret)) is None
     with pytest.raises(InvalidState):
-        twofactor.disable(record, PASSWORD)
+        twofactor.disable(record, PASSWORD, client=None)

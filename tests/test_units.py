@@ -7,7 +7,7 @@ from guardsvc.blocks.service import candidate_networks, canonical_network
 from guardsvc.errors import ValidationFailed
 from guardsvc.identity import is_valid_device_id, normalize_ip
 from guardsvc.schema_fields import load_or_raise
-from guardsvc.trust.useragent import describe_user_agent
+from guardsvc.useragent import describe_user_agent
 
 
 @pytest.mark.parametrize("raw,expected", [
@@ -77,6 +77,7 @@ def test_submit_schema_errors_are_indonesian_lists():
     ("Mozilla/5.0 (X11; CrOS x86_64 14541.0.0) AppleWebKit/537.36 Chrome/126.0 Safari/537.36",
      "Chrome di ChromeOS"),
     ("python-requests/2.31", "Python"),
+    ("Mozilla/5.0 (Linux; Android 14) AppleWebKit/537.36 Version/4.0 Mobile Safari/537.36", "Android"),
     ("curl/8.5.0", "curl"), ("", None), ("zzz", None), ("x" * 10000, None),
 ])
 def test_describe_user_agent(agent, expected):

@@ -49,6 +49,11 @@ class User(db.Model):
         return str(self.id)
 
     @property
+    def audit_target(self):
+        """How the audit log names this account."""
+        return f"user-{self.id}"
+
+    @property
     def is_admin(self):
         return self.role == ADMIN
 
@@ -80,3 +85,28 @@ class ApiToken(db.Model):
     @property
     def is_active(self):
         return self.revoked_at is None
+
+
+class PasswordReset(db.Model):
+    """One forgotten-password link: only the SHA-256 of its secret is kept.
+
+    A link works once (``used_at``), until ``expires_at``, and only while it is
+    the account's newest (a newer link sets ``voided_at`` on the older ones).
+    """
+
+    __tablename__ = "password_resets"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    secret_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    created_at: Mapped[datetime] = mapped_column(default=clock.utcnow)
+    expires_at: Mapped[datetime]
+    used_at: Mapped[datetime | None]
+    voided_at: Mapped[datetime | None]
+    # Who asked for the link (for the account holder's and the operator's eyes).
+    ip_address: Mapped[str | None] = mapped_column(String(45))
+
+    user = relationship("User")
+
+    def is_usable(self, now):
+        return self.used_at is None and self.voided_at is None and now < self.expires_at

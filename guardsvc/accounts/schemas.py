@@ -27,3 +27,28 @@ class TokenSchema(BaseSchema):
     created_at = Timestamp()
     last_used_at = Timestamp()
     revoked_at = Timestamp()
+
+
+class ResetRequestSchema(BaseSchema):
+    """``/masuk/lupa``: the address to send a reset link to."""
+
+    email = Email(required=True, max_length=150)
+
+
+class NewAccountSchema(BaseSchema):
+    """``flask users create``: the shape of a new account (the password rule is the service's)."""
+
+    email = Email(required=True, max_length=150)
+    name = Text(required=True, max_length=100)
+
+
+class AccountSchema(BaseSchema):
+    """An account as operators list it (``flask users list --json``)."""
+
+    id = fields.Integer()
+    email = fields.String()
+    name = fields.String()
+    role = fields.String()
+    active = fields.Boolean(attribute="is_active")
+    two_factor = fields.Boolean(attribute="has_2fa")
+    created_at = Timestamp()

@@ -7,11 +7,14 @@ from sqlalchemy import select
 from sqlalchemy.orm import joinedload
 
 from guardsvc import clock, messages
-from guardsvc.accounts import passwords
+from guardsvc.accounts import notices, passwords
 from guardsvc.accounts.models import ApiToken, User
+from guardsvc.accounts.password_rule import check_password
 from guardsvc.accounts.roles import ROLES, USER
+from guardsvc.audit.service import record_event
 from guardsvc.errors import Conflict, NotFound, Unauthorized, ValidationFailed
 from guardsvc.extensions import db
+from guardsvc.sessions import service as sessions
 
 TOKEN_PREFIX = "gsv_"
 # last_used_at is refreshed at most this often, so reads do not become writes.
@@ -28,11 +31,12 @@ def find_user_by_email(email):
 
 
 def create_user(email, name, password, role=USER):
-    """Create an account; the password is stored only as an Argon2id hash."""
+    """Create an account; the password must pass the password rule and is stored only as an Argon2id hash."""
     if role not in ROLES:
         raise ValidationFailed({"role": [messages.FIELD_BAD_CHOICE.format(choices=", ".join(ROLES))]})
     if find_user_by_email(email) is not None:
         raise Conflict(messages.EMAIL_TAKEN)
+    check_password(password, email)
     user = User(email=normalize_email(email), name=name.strip(),
                 password_hash=passwords.hash_password(password), role=role)
     db.session.add(user)
@@ -56,20 +60,56 @@ def authenticate(email, password):
     return user
 
 
+def end_all_sessions(user, *, keep=None):
+    """End every browser session of ``user`` at once, but ``keep`` (None: the caller's too)."""
+    sessions.end_sessions(user, keep=keep)
+    return user
+
+
+def audit_account(action, user, *, actor, client, **details):
+    """Add an audit entry about ``user`` (named by id, with the e-mail in the details)."""
+    return record_event(action, user.audit_target, actor=actor,
+                        ip_address=client.ip_address if client else None,
+                        details={"email": user.email, **details})
+
+
+def set_password(user, password, *, actor, client, field="password", reset=False, keep_session=None):
+    """The one place a password changes: the password rule, the new hash, every session ended, the notice.
+
+    ``actor`` is who acts (the user; another account or None for the command
+    line is an administrator, and that is audited); ``client`` where from
+    (None: the command line). ``reset`` says the forgotten-password link was
+    used, which the notice tells apart. Rule failures name ``field``. Every
+    session ends but ``keep_session`` (the browser that changed it, if any).
+    """
+    check_password(password, user.email, field)
+    user.password_hash = passwords.hash_password(password)
+    end_all_sessions(user, keep=keep_session)
+    if actor is None or actor.id != user.id:
+        audit_account("user.password_set", user, actor=actor, client=client)
+    if reset:
+        notices.password_reset(user, client=client)
+    else:
+        notices.password_changed(user, client=client)
+    return user
+
+
 def hash_token(token):
     return hashlib.sha256(token.encode("utf-8")).hexdigest()
 
 
-def create_token(user, name=None):
+def create_token(user, name=None, *, client):
     """Issue a personal access token; returns ``(plain_token, record)``.
 
-    The plain token is returned once here and never stored.
+    The plain token is returned once here and never stored. The owner is told
+    by e-mail, with where it came from (``client``; None: the command line).
     """
     plain = TOKEN_PREFIX + secrets.token_urlsafe(32)
     record = ApiToken(user_id=user.id, name=(name or "").strip() or messages.DEFAULT_TOKEN_NAME,
                       token_hash=hash_token(plain), prefix=plain[:10])
     db.session.add(record)
     db.session.flush()
+    notices.token_created(user, record, client=client)
     return plain, record
 
 

@@ -10,6 +10,7 @@ from guardsvc.accounts.roles import PEOPLE
 from guardsvc.accounts.schemas import TokenRequestSchema
 from guardsvc.accounts.sessions import end_session
 from guardsvc.doors import never_guarded
+from guardsvc.identity import current_client
 from guardsvc.pages.forms import load_form
 
 bp = Blueprint("account_pages", __name__)
@@ -54,7 +55,7 @@ def create_token():
     data, errors, values = load_form(TokenRequestSchema(only=("name",)), request.form, ("name",))
     if errors:
         return render_account_page(422, errors=errors, values=values, error_form="token")
-    plain, _record = service.create_token(current_user, data.get("name"))
+    plain, _record = service.create_token(current_user, data.get("name"), client=current_client())
     session[NEW_TOKEN_KEY] = plain
     return redirect(url_for(".account", _anchor="token"), code=303)
 

@@ -4,22 +4,18 @@ from sqlalchemy import select
 from guardsvc import messages
 from guardsvc.accounts import passwords
 from guardsvc.accounts import service as accounts
+from guardsvc.accounts.password_rule import password_problems
 from guardsvc.errors import ValidationFailed
 from guardsvc.extensions import db
-from guardsvc.sessions import service as sessions
 from guardsvc.signin.models import LoginEvent
 from guardsvc.trust import service as trust
-
-PASSWORD_MIN = 10
-PASSWORD_MAX = 256
 
 
 def _password_errors(user, new_password, confirmation):
     errors = {}
-    if len(new_password or "") < PASSWORD_MIN:
-        errors["new_password"] = [messages.PASSWORD_TOO_SHORT.format(min=PASSWORD_MIN)]
-    elif len(new_password) > PASSWORD_MAX:
-        errors["new_password"] = [messages.FIELD_TOO_LONG.format(max=PASSWORD_MAX)]
+    problems = password_problems(new_password, user.email)
+    if problems:
+        errors["new_password"] = problems
     elif passwords.verify_password(user.password_hash, new_password):
         errors["new_password"] = [messages.PASSWORD_UNCHANGED]
     if confirmation is not None and new_password != confirmation:
@@ -27,20 +23,20 @@ def _password_errors(user, new_password, confirmation):
     return errors
 
 
-def change_password(user, new_password, *, confirmation=None, keep_session=None,
-                    revoke_tokens=False, revoke_devices=False):
+def change_password(user, new_password, *, client, confirmation=None, keep_session=None,
+                    revoke_tokens=False, revoke_devices=False, reset=False):
     """Set a new password; every session but ``keep_session`` ends (None: every one).
 
     With ``revoke_tokens`` every personal access token is revoked too, with
     ``revoke_devices`` every trusted device. The caller has made sure it is the
-    owner (a recent re-authentication, or a reset link). ``confirmation``, when
-    given, must repeat the new password.
+    owner (a recent re-authentication, or a reset link: ``reset``). ``confirmation``,
+    when given, must repeat the new password. The owner is told by e-mail.
     """
     errors = _password_errors(user, new_password, confirmation)
     if errors:
         raise ValidationFailed(errors)
-    user.password_hash = passwords.hash_password(new_password)
-    sessions.end_sessions(user, keep=keep_session)
+    accounts.set_password(user, new_password, actor=user, client=client, field="new_password",
+                          reset=reset, keep_session=keep_session)
     if revoke_tokens:
         accounts.revoke_all_tokens(user)
     if revoke_devices:

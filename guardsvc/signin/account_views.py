@@ -8,6 +8,7 @@ from guardsvc.accounts.auth import current_session, reauthentication_required, r
 from guardsvc.accounts.roles import PEOPLE
 from guardsvc.accounts.sessions import end_session
 from guardsvc.errors import ValidationFailed
+from guardsvc.identity import current_client
 from guardsvc.sessions import service as sessions
 from guardsvc.signin import account
 from guardsvc.twofactor import service as twofactor
@@ -66,7 +67,7 @@ def cancel_2fa():
 def confirm_2fa():
     """Turn 2FA on with a first code; the recovery codes are shown once."""
     try:
-        codes = twofactor.confirm_enrolment(current_user, request.form.get("code", ""))
+        codes = twofactor.confirm_enrolment(current_user, request.form.get("code", ""), client=current_client())
     except ValidationFailed as failure:
         return _form_failure(failure, "totp-confirm")
     return _recovery_codes_page(codes, 201)
@@ -78,7 +79,8 @@ def confirm_2fa():
 def regenerate_codes():
     """Replace the recovery codes (needs the password); the new ones are shown once."""
     try:
-        codes = twofactor.regenerate_recovery_codes(current_user, request.form.get("password", ""))
+        codes = twofactor.regenerate_recovery_codes(current_user, request.form.get("password", ""),
+                                                    client=current_client())
     except ValidationFailed as failure:
         return _form_failure(failure, "totp-codes")
     return _recovery_codes_page(codes, 201)
@@ -90,7 +92,7 @@ def regenerate_codes():
 def disable_2fa():
     """Turn 2FA off (needs the password)."""
     try:
-        twofactor.disable(current_user, request.form.get("password", ""))
+        twofactor.disable(current_user, request.form.get("password", ""), client=current_client())
     except ValidationFailed as failure:
         return _form_failure(failure, "totp-disable")
     flash(messages.TOTP_DISABLED, "success")
@@ -126,7 +128,7 @@ def password_submit():
     """Set a new password; every other session ends, this one carries on (tokens, devices: if ticked)."""
     form = request.form
     try:
-        account.change_password(current_user, form.get("new_password", ""),
+        account.change_password(current_user, form.get("new_password", ""), client=current_client(),
                                 confirmation=form.get("confirmation", ""), keep_session=current_session(),
                                 revoke_tokens=form.get("revoke_tokens") == "1",
                                 revoke_devices=form.get("revoke_devices") == "1")

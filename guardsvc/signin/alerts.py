@@ -3,7 +3,7 @@ from guardsvc import messages
 from guardsvc.humantime import human_time
 from guardsvc.links import external_url
 from guardsvc.outbox.service import queue_mail
-from guardsvc.trust.useragent import describe_user_agent
+from guardsvc.useragent import describe_user_agent
 
 
 def queue_signin_alert(user, event):

@@ -3,7 +3,7 @@ from marshmallow import fields
 
 from guardsvc.schema_fields import BaseSchema, Choice, Integer, Nullable, Timestamp
 from guardsvc.signin.models import RESULTS
-from guardsvc.trust.useragent import describe_user_agent
+from guardsvc.useragent import describe_user_agent
 
 
 class LoginEventSchema(BaseSchema):

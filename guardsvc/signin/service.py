@@ -171,7 +171,7 @@ def sign_in_for_token(email, password, client, *, code=None, token_name=None):
     """``POST /api/auth/tokens``: a full sign-in that, when it succeeds, issues a token."""
     outcome = sign_in(email, password, client, code=code)
     if outcome.signed_in:
-        outcome.token, outcome.token_record = accounts.create_token(outcome.user, token_name)
+        outcome.token, outcome.token_record = accounts.create_token(outcome.user, token_name, client=client)
     return outcome
 
 

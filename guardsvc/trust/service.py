@@ -6,10 +6,11 @@ from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError
 
 from guardsvc import clock, messages
+from guardsvc.accounts import notices
 from guardsvc.errors import NotFound
 from guardsvc.extensions import db
 from guardsvc.trust.models import TrustedIp
-from guardsvc.trust.useragent import describe_user_agent
+from guardsvc.useragent import describe_user_agent
 
 
 def _same_device(device_id):
@@ -29,13 +30,17 @@ def trust_device(user, client, device_name=None):
     it (verified_at, agent, active again, the name only when one is given)
     instead of adding a second row; a concurrent first registration that loses
     the race becomes that refresh. A first registration without a name is
-    named after the browser and system ("Chrome di Windows").
+    named after the browser and system ("Chrome di Windows"). The owner is told
+    by e-mail whenever a device becomes trusted (new, or again after a revoke).
     """
     for _ in range(2):
         record = _find(user.id, client.ip_address, client.device_id)
         if record is not None:
+            trusted_again = not record.is_active
             _refresh(record, client, device_name)
             db.session.flush()
+            if trusted_again:
+                notices.device_trusted(user, record, client=client)
             return record, False
         record = TrustedIp(user_id=user.id, ip_address=client.ip_address, device_id=client.device_id,
                            local_ip=client.local_ip, device_name=device_name or _derived_name(client),
@@ -45,6 +50,7 @@ def trust_device(user, client, device_name=None):
             # whatever the request wrote before (a sign-in's history) stays.
             with db.session.begin_nested():
                 db.session.add(record)
+            notices.device_trusted(user, record, client=client)
             return record, True
         except IntegrityError:
             pass

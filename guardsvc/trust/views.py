@@ -10,7 +10,7 @@ from guardsvc.identity import current_client
 from guardsvc.pages.forms import load_form
 from guardsvc.trust import service
 from guardsvc.trust.schemas import DeviceRenameSchema, SaveMyIpSchema
-from guardsvc.trust.useragent import describe_user_agent
+from guardsvc.useragent import describe_user_agent
 
 bp = Blueprint("trust_pages", __name__, url_prefix="/akun/perangkat")
 

@@ -16,8 +16,9 @@ import segno
 from sqlalchemy import delete, func, or_, select, update
 
 from guardsvc import clock, messages
-from guardsvc.accounts import passwords
+from guardsvc.accounts import notices, passwords
 from guardsvc.accounts.models import User
+from guardsvc.accounts.service import audit_account
 from guardsvc.errors import InvalidState, ValidationFailed
 from guardsvc.extensions import db
 from guardsvc.twofactor.models import RecoveryCode
@@ -145,8 +146,11 @@ def replace_recovery_codes(user):
     return codes
 
 
-def confirm_enrolment(user, code):
-    """Turn 2FA on once the first code from the app matches; returns the recovery codes."""
+def confirm_enrolment(user, code, *, client):
+    """Turn 2FA on once the first code from the app matches; returns the recovery codes.
+
+    The owner is told by e-mail, with where it was done from (``client``).
+    """
     if user.has_2fa:
         raise InvalidState(messages.TOTP_ALREADY_ENABLED)
     if not user.totp_secret:
@@ -155,6 +159,7 @@ def confirm_enrolment(user, code):
         raise ValidationFailed({"code": [messages.TOTP_WRONG_CODE]})
     user.totp_enabled_at = clock.utcnow()
     db.session.flush()
+    notices.two_factor_enabled(user, client=client)
     return replace_recovery_codes(user)
 
 
@@ -163,24 +168,47 @@ def _require_password(user, password):
         raise ValidationFailed({"password": [messages.WRONG_PASSWORD]})
 
 
-def regenerate_recovery_codes(user, password):
-    """New recovery codes for an account with 2FA (needs the password)."""
+def regenerate_recovery_codes(user, password, *, client):
+    """New recovery codes for an account with 2FA (needs the password); the owner is told."""
     if not user.has_2fa:
         raise InvalidState(messages.TOTP_NOT_ENABLED)
     _require_password(user, password)
-    return replace_recovery_codes(user)
+    codes = replace_recovery_codes(user)
+    notices.recovery_codes_replaced(user, client=client)
+    return codes
 
 
-def disable(user, password):
-    """Turn 2FA off (needs the password); secret and recovery codes are removed."""
-    if not user.has_2fa and not user.totp_secret:
-        raise InvalidState(messages.TOTP_NOT_ENABLED)
-    _require_password(user, password)
+def _turn_off(user):
+    """Remove the secret and the recovery codes: two-step verification is off."""
     user.totp_secret = None
     user.totp_enabled_at = None
     user.totp_last_step = None
     db.session.execute(delete(RecoveryCode).where(RecoveryCode.user_id == user.id))
     db.session.flush()
+    return user
+
+
+def disable(user, password, *, client):
+    """Turn 2FA off (needs the password); secret and recovery codes are removed, the owner is told."""
+    if not user.has_2fa and not user.totp_secret:
+        raise InvalidState(messages.TOTP_NOT_ENABLED)
+    _require_password(user, password)
+    was_on = user.has_2fa
+    _turn_off(user)
+    if was_on:  # abandoning a set-up that was never confirmed changes nothing worth telling
+        notices.two_factor_disabled(user, client=client)
+    return user
+
+
+def reset_two_factor(user, *, actor, client):
+    """An administrator turns 2FA off for someone who lost the device and the codes (audited, owner told)."""
+    if not user.has_2fa and not user.totp_secret:
+        raise InvalidState(messages.TOTP_NOT_ENABLED)
+    was_on = user.has_2fa
+    _turn_off(user)
+    audit_account("user.2fa_reset", user, actor=actor, client=client)
+    if was_on:
+        notices.two_factor_reset(user, client=client)
     return user
 
 

@@ -36,6 +36,6 @@ def describe_user_agent(user_agent):
     if not user_agent:
         return None
     browser, system = _families(user_agent)
-    if browser and system:
+    if browser and system and browser != system:
         return messages.BROWSER_ON_SYSTEM.format(browser=browser, system=system)
     return browser or system

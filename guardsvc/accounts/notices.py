@@ -1,0 +1,100 @@
+"""Security notices: one e-mail per sensitive account event, queued in the event's own transaction.
+
+Each says what happened, when (local time), from where (IP address and
+"browser di OS"; or that an administrator did it on the command line when
+``client`` is None) and, under "Bukan saya?", where to reset the password and
+review the account. Text that people chose (device and token names, the
+account name) is data, never a link: the HTML template shows it through
+``unlinkable``.
+"""
+from markupsafe import Markup, escape
+
+from guardsvc import clock, messages
+from guardsvc.humantime import human_time
+from guardsvc.links import external_url
+from guardsvc.outbox.service import queue_mail
+from guardsvc.useragent import describe_user_agent
+
+TEMPLATE = "security_notice"
+# Mail programs turn anything that looks like a host name or an address into a link.
+# A zero-width joiner after each of these characters keeps the text as it reads
+# but no longer as a name they recognise.
+_LINK_PUNCTUATION = frozenset(".@:/\\")
+ZERO_WIDTH_JOINER = "\u200d"
+
+
+def unlinkable(text):
+    """HTML for ``text`` that shows it exactly but that no mail program will turn into a link."""
+    if text is None:
+        return Markup("")
+    pieces = [str(escape(char)) + (ZERO_WIDTH_JOINER if char in _LINK_PUNCTUATION else "")
+              for char in str(text)]
+    return Markup('<span class="data">') + Markup("".join(pieces)) + Markup("</span>")
+
+
+def _origin(client):
+    if client is None:
+        return {"by_command_line": messages.NOTICE_BY_COMMAND_LINE}
+    return {"ip_address": client.ip_address,
+            "device": describe_user_agent(client.user_agent) or messages.UNRECOGNISED_DEVICE}
+
+
+def _queue(kind, user, subject, what, client, details=()):
+    """Queue one notice to ``user``; ``details`` are extra (label, user-chosen text) rows."""
+    return queue_mail(
+        kind, user.email, subject, TEMPLATE, name=user.name, email=user.email, what=what,
+        when=human_time(clock.utcnow()), details=list(details), **_origin(client),
+        forgot_url=external_url("recovery_pages.forgot_form"),
+        account_url=external_url("account_pages.account"))
+
+
+def password_changed(user, *, client):
+    """The password was changed (on /akun or on the command line)."""
+    return _queue("notice_password_changed", user, messages.NOTICE_PASSWORD_CHANGED_SUBJECT,
+                  messages.NOTICE_PASSWORD_CHANGED, client)
+
+
+def password_reset(user, *, client):
+    """The password was set through a forgotten-password link."""
+    return _queue("notice_password_reset", user, messages.NOTICE_PASSWORD_RESET_SUBJECT,
+                  messages.NOTICE_PASSWORD_RESET, client)
+
+
+def two_factor_enabled(user, *, client):
+    """Two-step verification was turned on."""
+    return _queue("notice_2fa_enabled", user, messages.NOTICE_2FA_ON_SUBJECT, messages.NOTICE_2FA_ON, client)
+
+
+def two_factor_disabled(user, *, client):
+    """Two-step verification was turned off by the account holder."""
+    return _queue("notice_2fa_disabled", user, messages.NOTICE_2FA_OFF_SUBJECT, messages.NOTICE_2FA_OFF, client)
+
+
+def two_factor_reset(user, *, client):
+    """An administrator turned two-step verification off (``users reset-2fa``)."""
+    return _queue("notice_2fa_reset", user, messages.NOTICE_2FA_RESET_SUBJECT, messages.NOTICE_2FA_RESET,
+                  client)
+
+
+def recovery_codes_replaced(user, *, client):
+    """A new set of recovery codes was issued (the old ones stopped working)."""
+    return _queue("notice_recovery_codes", user, messages.NOTICE_RECOVERY_CODES_SUBJECT,
+                  messages.NOTICE_RECOVERY_CODES, client)
+
+
+def token_created(user, record, *, client):
+    """A personal access token was created (page, API or command line)."""
+    return _queue("notice_token_created", user, messages.NOTICE_TOKEN_SUBJECT, messages.NOTICE_TOKEN, client,
+                  [(messages.NOTICE_TOKEN_NAME, record.name)])
+
+
+def device_trusted(user, record, *, client):
+    """A device became trusted (newly, or again after it was revoked)."""
+    return _queue("notice_device_trusted", user, messages.NOTICE_TRUSTED_DEVICE_SUBJECT,
+                  messages.NOTICE_TRUSTED_DEVICE, client, [(messages.NOTICE_DEVICE_NAME, record.device_name)])
+
+
+def account_disabled(user, *, client):
+    """The account was disabled: sessions ended, tokens revoked."""
+    return _queue("notice_account_disabled", user, messages.NOTICE_DISABLED_SUBJECT, messages.NOTICE_DISABLED,
+                  client)
