@@ -135,3 +135,10 @@ ALLOW_NOT_FOUND = "Daftar izin tidak ditemukan."
 ALLOW_NOT_ACTIVE = "Daftar izin ini sudah tidak aktif."
 ALLOW_CREATED = "Daftar izin untuk {target} berhasil dibuat."
 ALLOW_REMOVED = "Daftar izin untuk {target} berhasil dihapus."
+
+# Exact approvals
+TICKET_APPROVED_NOTHING_OPENED = "Tiket {ticket} disetujui; tidak ada blokir yang perlu dibuka."
+TICKET_APPROVED_NOTHING_OPENED_EXPLAINED = (
+    "Permohonan Anda disetujui. Saat diputuskan, tidak ada blokir yang berlaku untuk alamat IP atau "
+    "perangkat Anda, jadi tidak ada yang perlu dibuka."
+)

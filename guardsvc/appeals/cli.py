@@ -19,8 +19,8 @@ def list_tickets(status, limit):
     if not tickets:
         click.echo("no tickets")
     for t in tickets:
-        click.echo("\t".join([t.ticket_number, t.status, isoformat(t.created_at), t.ip_address,
-                              t.device_id or "-", t.email, t.name]))
+        click.echo("\t".join([t.ticket_number, t.status, isoformat(t.created_at), t.ip_address or "-",
+                              t.device_id or "-", t.email or "-", t.name or "-"]))
 
 
 @tickets_cli.command("decide")
@@ -28,9 +28,14 @@ def list_tickets(status, limit):
 @click.option("--approve", "action", flag_value="approve", help="Grant the appeal and lift blocks.")
 @click.option("--reject", "action", flag_value="reject", help="Refuse the appeal; blocks stay.")
 @click.option("--notes", default=None, help="Notes the appellant will read.")
-def decide(ticket, action, notes):
-    """Approve or reject a pending ticket."""
+@click.option("--lift-ranges", is_flag=True, help="On approval, also lift CIDR ranges covering the client.")
+def decide(ticket, action, notes, lift_ranges):
+    """Approve or reject a pending ticket; an approval prints what it lifted and allowed."""
     if action is None:
         raise click.UsageError("say --approve or --reject")
-    result = run_or_exit(service.decide_ticket, ticket, action, notes=notes)
+    result = run_or_exit(service.decide_ticket, ticket, action, notes=notes, lift_ranges=lift_ranges)
     click.echo(f"{result.ticket_number} {result.status}: {result.admin_notes}")
+    for block in result.lifted_blocks:
+        click.echo(f"lifted {block.reference} ({block.target})")
+    for entry in result.allow_entries:
+        click.echo(f"allowed {entry.target} (allow entry {entry.id})")
