@@ -8,7 +8,7 @@ from guardsvc.blocks.service import get_block
 from guardsvc.extensions import db
 from tests.blocks_helpers import from_ip
 from tests.factories import submit_ticket
-from tests.pages_support import sign_in_session, text_of
+from tests.pages_support import post_form, sign_in_session, text_of
 
 APPELLANT_IP = "127.0.6.10"
 NEIGHBOUR_IP = "127.0.6.11"
@@ -149,3 +149,5 @@ def test_decision_page_lists_what_approval_will_do(client, make_user, make_block
     html = text_of(client.get(f"/admin/tiket/{number}"))
     assert single in html and f'name="lift_range" value="{wide}"' in html
     assert "laptop-budi</span> (ID perangkat)" in html
+    post_form(client, f"/admin/tiket/{number}/putuskan", {"action": "approve"}, page=f"/admin/tiket/{number}")
+    assert "Persetujuan ini membuka akses pemohon" in text_of(client.get(f"/admin/tiket/{number}"))

@@ -129,6 +129,16 @@ def test_the_public_check_still_answers_after_purge(app, client, runner, records
     assert detail["name"] is None and detail["personal_data_erased_at"] is not None
 
 
+def test_erased_tickets_are_not_one_client(app, runner, make_ticket, moved_clock):
+    first = decided(app, make_ticket, moved_clock, "198.51.100.1", 40)
+    second = decided(app, make_ticket, moved_clock, "198.51.100.2", 35)
+    purge(runner)
+    with app.app_context():
+        ticket = appeals.find_ticket(second)
+        assert ticket.ip_address is None and appeals.earlier_tickets(ticket) == []
+        assert appeals.find_ticket(first).personal_data_erased_at is not None
+
+
 def test_retention_periods_come_from_settings(app, runner, records, monkeypatch):
     monkeypatch.setitem(app.config, "RETENTION_DAYS", 28)
     monkeypatch.setitem(app.config, "SIGNIN_HISTORY_DAYS", 100)

@@ -170,10 +170,15 @@ def search_tickets(status=None, q=None, page=1, per_page=20):
 
 
 def earlier_tickets(ticket, limit=20):
-    """Tickets the same client (same IP, or same device id) opened before ``ticket``."""
-    same_client = UnblockTicket.ip_address == ticket.ip_address
-    if ticket.device_id:
-        same_client = or_(same_client, UnblockTicket.device_id == ticket.device_id)
+    """Tickets the same client (same IP, or same device id) opened before ``ticket``.
+
+    A ticket whose personal data was erased has no client left to compare.
+    """
+    matches = [column == value for column, value in ((UnblockTicket.ip_address, ticket.ip_address),
+                                                     (UnblockTicket.device_id, ticket.device_id)) if value]
+    if not matches:
+        return []
+    same_client = or_(*matches)
     return db.session.scalars(
         select(UnblockTicket).where(same_client, UnblockTicket.id != ticket.id,
                                     UnblockTicket.created_at <= ticket.created_at)
