@@ -19,11 +19,10 @@ from guardsvc.appeals.models import UnblockTicket
 from guardsvc.appeals.statuses import DECIDED
 from guardsvc.audit.models import AuditEvent
 from guardsvc.extensions import db
-from guardsvc.outbox.models import OutboxMessage
+from guardsvc.outbox.models import ERASED_BODY, FINISHED, OutboxMessage
 from guardsvc.signin.models import LoginEvent
 
 BATCH_SIZE = 500
-FINISHED_MAIL = ("sent", "failed")
 # Keys earlier audit entries used for a person's address, device or contact.
 PERSONAL_AUDIT_KEYS = ("target", "local_ip", "email", "name", "ip_address", "device_id")
 TICKET_PERSONAL_FIELDS = ("name", "email", "phone", "reason", "ip_address", "local_ip", "device_id",
@@ -67,18 +66,19 @@ def _delete(model):
 
 
 def _mail_bodies_due(now, config):
-    return (OutboxMessage.status.in_(FINISHED_MAIL),
+    """Left by a deliverer that kept bodies (the deliverer now drops them as it finishes)."""
+    return (OutboxMessage.status.in_(FINISHED),
             or_(OutboxMessage.body_text != "", OutboxMessage.body_html.is_not(None)))
 
 
 def _remove_mail_bodies(ids, now):
     db.session.execute(update(OutboxMessage).where(OutboxMessage.id.in_(ids))
-                       .values(body_text="", body_html=None).execution_options(synchronize_session=False))
+                       .values(ERASED_BODY).execution_options(synchronize_session=False))
 
 
 def _old_mail_due(now, config):
     """Finished messages past the retention period: the recipient's address goes with the row."""
-    return (OutboxMessage.status.in_(FINISHED_MAIL),
+    return (OutboxMessage.status.in_(FINISHED),
             OutboxMessage.created_at < _days_ago(now, config, "RETENTION_DAYS"))
 
 
