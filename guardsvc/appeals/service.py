@@ -89,6 +89,9 @@ class Decision:
     allow_entries: list = field(default_factory=list)
 
     def __getattr__(self, name):
+        # Only called for names the Decision lacks; "ticket" itself must never recurse.
+        if name == "ticket":
+            raise AttributeError(name)
         return getattr(self.ticket, name)
 
 
