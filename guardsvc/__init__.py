@@ -126,6 +126,8 @@ def register_commands(app):
     from guardsvc.blocks.cli import blocks_cli
     from guardsvc.blocks.allows_cli import allows_cli
     from guardsvc.sessions.cli import sessions_cli
+    from guardsvc.retention_cli import purge_command, worker_command
 
-    for group in (users_cli, tokens_cli, tickets_cli, mail_cli, blocks_cli, allows_cli, sessions_cli):
+    for group in (users_cli, tokens_cli, tickets_cli, mail_cli, blocks_cli, allows_cli, sessions_cli,
+                  purge_command, worker_command):
         app.cli.add_command(group)

@@ -127,6 +127,10 @@ def load_settings(instance_path):
         "MAIL_MAX_ATTEMPTS": _env_int("MAIL_MAX_ATTEMPTS", 10),
         "MAIL_RETRY_SECONDS": _env_int("MAIL_RETRY_SECONDS", 30),
         "MAIL_POLL_SECONDS": _env_int("MAIL_POLL_SECONDS", 5),
+        # Retention of personal data (contract section 10), applied by `flask worker` and `flask purge`.
+        "RETENTION_DAYS": _env_int("RETENTION_DAYS", 30),
+        "SIGNIN_HISTORY_DAYS": _env_int("SIGNIN_HISTORY_DAYS", 90),
+        "PURGE_INTERVAL_SECONDS": _env_int("PURGE_INTERVAL_SECONDS", 3600),
         "RATELIMIT_CODE": _env("RATELIMIT_CODE", "5 per minute;20 per hour"),
         "SIGNIN_CODE_MINUTES": _env_int("SIGNIN_CODE_MINUTES", 5),
         # Server-side sessions end after this many days without a request.

@@ -188,3 +188,9 @@ NOTICE_DISABLED = ("Akun Anda baru saja dinonaktifkan: semua sesi diakhiri dan s
 NOTICE_2FA_RESET_SUBJECT = "Pemberitahuan keamanan: verifikasi dua langkah diatur ulang"
 NOTICE_2FA_RESET = "Verifikasi dua langkah akun Anda baru saja diatur ulang (dinonaktifkan) oleh administrator."
 NOTICE_BY_COMMAND_LINE = "Administrator, melalui baris perintah"
+# Exact approvals
+TICKET_APPROVED_NOTHING_OPENED = "Tiket {ticket} disetujui; tidak ada blokir yang perlu dibuka."
+TICKET_APPROVED_NOTHING_OPENED_EXPLAINED = (
+    "Permohonan Anda disetujui. Saat diputuskan, tidak ada blokir yang berlaku untuk alamat IP atau "
+    "perangkat Anda, jadi tidak ada yang perlu dibuka."
+)

@@ -66,12 +66,13 @@ def test_ticket_page_shows_context_and_escapes_user_text(admin_client, make_bloc
     assert 'value="approve"' in html and 'value="reject"' in html
 
 
-def test_approve_from_page_lifts_blocks_and_records_audit(admin_client, make_block, make_ticket, app):
+def test_approve_from_page_lifts_a_checked_range_and_records_audit(admin_client, make_block, make_ticket, app):
     reference = make_block(network="198.51.100.0/24")
     number = make_ticket("198.51.100.5").ticket_number
     url = f"/admin/tiket/{number}/putuskan"
-    response = post_form(admin_client, url, {"action": "approve", "admin_notes": "Maaf, salah blokir."},
-                         page=f"/admin/tiket/{number}")
+    assert f'name="lift_range" value="{reference}"' in text_of(admin_client.get(f"/admin/tiket/{number}"))
+    response = post_form(admin_client, url, {"action": "approve", "admin_notes": "Maaf, salah blokir.",
+                                             "lift_range": reference}, page=f"/admin/tiket/{number}")
     assert response.status_code == 303 and response.headers["Location"] == f"/admin/tiket/{number}"
     html = text_of(admin_client.get(f"/admin/tiket/{number}"))
     assert "disetujui" in html and "Maaf, salah blokir." in html and "admin@example.com" in html

@@ -127,11 +127,11 @@ def test_cli_refuses_two_targets(runner):
     assert result.exit_code != 0 and "Traceback" not in result.output
 
 
-def test_lifting_on_approval_still_lifts_blocks_of_an_allowed_client(app, make_block, make_allow):
-    from guardsvc.blocks.service import lift_blocks_matching
+def test_approval_still_sees_blocks_of_an_allowed_client(app, make_block, make_allow):
+    from guardsvc.blocks.service import blocks_on_client
 
     make_block(network=BLOCKED_IP)
     make_allow(network=BLOCKED_IP)
     with app.app_context():
-        assert len(lift_blocks_matching(BLOCKED_IP, None)) == 1
+        assert len(blocks_on_client(BLOCKED_IP, None)) == 1
         db.session.rollback()

@@ -152,7 +152,7 @@ def test_decision_requires_admin(client, bearer):
     assert client.post(url, json={"action": "approve"}, headers=service_headers).status_code == 403
 
 
-def test_approve_lifts_matching_blocks_and_is_visible_to_appellant(client, bearer, make_block, app):
+def test_approve_lifts_exact_blocks_and_is_visible_to_appellant(client, bearer, make_block, app):
     exact = make_block(network="198.51.100.7")
     cidr = make_block(network="198.51.100.0/24")
     device = make_block(device_id="dev-9")
@@ -162,6 +162,8 @@ def test_approve_lifts_matching_blocks_and_is_visible_to_appellant(client, beare
     response = client.post(f"/api/guard/unblock-tickets/{number}/respond",
                            json={"action": "approve", "admin_notes": "Maaf, salah blokir."}, headers=headers)
     assert response.status_code == 200
+    assert sorted(response.get_json()["data"]["lifted_blocks"]) == sorted([exact, device])
+    assert [entry["target"] for entry in response.get_json()["data"]["allow_entries"]] == ["dev-9"]
     status = client.get(f"/api/guard/unblock-tickets/check/{number}").get_json()["data"]
     assert status["status"] == "approved"
     assert status["admin_notes"] == "Maaf, salah blokir."
@@ -169,8 +171,8 @@ def test_approve_lifts_matching_blocks_and_is_visible_to_appellant(client, beare
     with app.app_context():
         from guardsvc.blocks.service import get_block
 
-        assert all(get_block(ref).lifted_at is not None for ref in (exact, cidr, device))
-        assert get_block(other).lifted_at is None
+        assert all(get_block(ref).lifted_at is not None for ref in (exact, device))
+        assert get_block(cidr).lifted_at is None and get_block(other).lifted_at is None
 
 
 def test_reject_keeps_blocks_and_uses_default_notes(client, bearer, make_block, app):

@@ -121,7 +121,7 @@ def test_lift_matching_ignores_narrowing_and_spares_others(ctx):
     narrowed = block(network="203.0.113.0/24", local_ip="192.168.1.10").reference
     device = block(device_id="dev-1").reference
     other = block(network="198.51.100.0/24").reference
-    lifted = service.lift_blocks_matching("203.0.113.5", "dev-1", reason="banding")
+    lifted = service.lift_blocks(service.blocks_on_client("203.0.113.5", "dev-1"), reason="banding")
     db.session.commit()
     assert {b.reference for b in lifted} == {narrowed, device}
     assert service.get_block(other).lifted_at is None

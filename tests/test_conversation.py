@@ -175,7 +175,7 @@ def test_erase_conversation_removes_messages_and_links(app, client):
     post_form(client, path, {"body": "Pesan yang akan dihapus."}, page=path)
     with app.app_context():
         ticket = db.session.scalar(select(UnblockTicket).where(UnblockTicket.ticket_number == number))
-        conversation.erase_conversation(ticket)
+        conversation.erase_conversations([ticket.id])
         db.session.commit()
         assert db.session.scalars(select(TicketMessage)).all() == []
         assert db.session.scalars(select(TicketSecret)).all() == []

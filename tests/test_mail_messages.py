@@ -25,9 +25,10 @@ def deliver(runner):
     assert result.exit_code == 0, result.output
 
 
-def test_approval_mail_reaches_the_appellant(client, runner, bearer, make_ticket, smtp_server):
+def test_approval_mail_reaches_the_appellant(client, runner, bearer, make_block, make_ticket, smtp_server):
     _, admin = bearer(role="admin")
-    ticket = make_ticket(email="budi@example.com", name=APPELLANT).ticket_number
+    make_block(network="198.51.100.7")
+    ticket = make_ticket("198.51.100.7", email="budi@example.com", name=APPELLANT).ticket_number
     assert decide(client, admin, ticket, "approve", "Maaf, <i>salah blokir</i>.").status_code == 200
     deliver(runner)
     [message] = smtp_server.inbox.to("budi@example.com", DECISION)
@@ -41,6 +42,16 @@ def test_approval_mail_reaches_the_appellant(client, runner, bearer, make_ticket
     assert "Maaf, &lt;i&gt;salah blokir&lt;/i&gt;." in html  # escaped, never markup
     assert "Budi &lt;b&gt;Santoso&lt;/b&gt;" in html
     assert f'href="http://127.0.0.1:8000/banding/cek?tiket={ticket}"' in html
+
+
+def test_approval_that_opened_nothing_does_not_claim_it_did(client, runner, bearer, make_ticket, smtp_server):
+    _, admin = bearer(role="admin")
+    ticket = make_ticket(email="kosong@example.com").ticket_number
+    assert decide(client, admin, ticket, "approve").status_code == 200
+    deliver(runner)
+    [message] = smtp_server.inbox.to("kosong@example.com", DECISION)
+    for body in (text_body(message), html_body(message)):
+        assert "tidak ada yang perlu dibuka" in body and "telah dibuka" not in body
 
 
 def test_rejection_mail_has_default_notes(client, runner, bearer, make_ticket, smtp_server):

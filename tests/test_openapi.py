@@ -62,6 +62,18 @@ def test_envelopes_and_payloads_have_different_names(document):
         assert "data" not in schemas[name]["properties"]
 
 
+def test_a_decision_documents_what_it_opened(document):
+    schemas = document["components"]["schemas"]
+    decided = schemas["TicketDecidedResponse"]["properties"]["data"]["$ref"].rsplit("/", 1)[1]
+    properties = schemas[decided]["properties"]
+    assert properties["lifted_blocks"]["type"] == "array"
+    entry = properties["allow_entries"]["items"]["$ref"].rsplit("/", 1)[1]
+    assert set(schemas[entry]["properties"]) == {"id", "target"}
+    assert schemas["TicketDecision"]["properties"]["lift_ranges"]["type"] == "boolean"
+    detail = schemas["TicketDetail"]["properties"]
+    assert detail["name"]["nullable"] and detail["personal_data_erased_at"]["nullable"]
+
+
 def _broken(document, change):
     broken = copy.deepcopy(document)
     change(broken)

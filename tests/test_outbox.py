@@ -52,6 +52,8 @@ def test_deliver_once_sends_text_and_html_over_smtp(app, runner, smtp_server):
     [row] = rows(app)
     assert row.status == "sent" and row.sent_at is not None and row.attempts == 1
     assert row.claim_token is None
+    # Delivered: the body leaves the outbox, the metadata stays.
+    assert (row.body_text, row.body_html, row.recipient) == ("", None, "budi@example.com")
     # Nothing left: a second run sends nothing more.
     assert "sent 0" in deliver_once(runner)
     assert len(smtp_server.inbox.messages) == 1
@@ -129,6 +131,7 @@ def test_permanent_smtp_refusal_fails_at_once(app, runner, smtp_server):
     assert "failed 1" in deliver_once(runner)
     row = rows(app)[0]
     assert row.status == "failed" and "550" in row.last_error
+    assert (row.body_text, row.body_html) == ("", None)  # given up on: the body goes too
 
 
 def test_without_mail_server_messages_go_to_the_log(app, runner, monkeypatch, caplog):

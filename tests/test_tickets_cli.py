@@ -27,14 +27,24 @@ def test_list_has_a_header_and_json(runner, make_ticket):
 def test_decide_approve_with_notes_lifts_blocks(client, runner, make_block, make_ticket, app):
     reference = make_block(network="198.51.100.0/24")
     number = make_ticket("198.51.100.1").ticket_number
-    result = runner.invoke(args=["tickets", "decide", number.lower(), "--approve", "--notes", "Sudah dibuka."])
+    result = runner.invoke(args=["tickets", "decide", number.lower(), "--approve", "--notes", "Sudah dibuka.",
+                                 "--lift-ranges"])
     assert result.exit_code == 0, result.output
+    assert f"lifted {reference} (198.51.100.0/24)" in result.output and "allowed" not in result.output
     status = client.get(f"/api/guard/unblock-tickets/check/{number}").get_json()["data"]
     assert (status["status"], status["admin_notes"]) == ("approved", "Sudah dibuka.")
     with app.app_context():
         from guardsvc.blocks.service import get_block
 
         assert get_block(reference).lifted_at is not None
+
+
+def test_decide_approve_keeps_a_range_and_allows_the_client(runner, make_block, make_ticket):
+    reference = make_block(network="198.51.100.0/24")
+    number = make_ticket("198.51.100.1").ticket_number
+    result = runner.invoke(args=["tickets", "decide", number, "--approve"])
+    assert result.exit_code == 0, result.output
+    assert reference not in result.output and "allowed 198.51.100.1/32" in result.output
 
 
 def test_decide_refuses_non_pending_unknown_and_missing_action(client, runner, make_ticket):

@@ -14,13 +14,13 @@ class TicketListQuerySchema(SearchQuerySchema):
 
 
 class TicketSummarySchema(BaseSchema):
-    """A ticket as a row of the queue."""
+    """A ticket as a row of the queue; personal fields are null once erased (retention)."""
 
     ticket_number = fields.String()
     status = fields.String(metadata={"enum": list(STATUSES)})
-    name = fields.String()
-    email = fields.String()
-    ip_address = fields.String()
+    name = Nullable()
+    email = Nullable()
+    ip_address = Nullable()
     device_id = Nullable()
     created_at = Timestamp()
     resolved_at = Timestamp()
@@ -35,12 +35,15 @@ class TicketDetailSchema(TicketSummarySchema):
 
     id = fields.Integer()
     phone = Nullable()
-    reason = fields.String()
+    reason = Nullable()
     local_ip = Nullable()
     user_agent = Nullable()
     admin_notes = Nullable()
     resolved_by = fields.Function(lambda ticket: _user_email(ticket.resolved_by),
                                   metadata={"type": "string", "nullable": True})
     block = fields.Nested(BlockSchema, allow_none=True)
+    # Null until an approval: whether it lifted a block or added an allow entry.
+    access_opened = Nullable(fields.Boolean)
+    personal_data_erased_at = Timestamp()
     # Filled in by the door (a query, not an attribute of the ticket).
     earlier_tickets = fields.List(fields.Nested(TicketSummarySchema), dump_default=list)

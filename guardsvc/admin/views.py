@@ -10,6 +10,7 @@ from guardsvc.admin.chart import stacked_columns
 from guardsvc.admin.desk import template_text, ticket_desk_context
 from guardsvc.admin.schemas import TicketListQuerySchema
 from guardsvc.appeals import service as appeals
+from guardsvc.appeals.approval import preview_approval
 from guardsvc.appeals.desk import answered_since_asked
 from guardsvc.appeals.schemas import TicketDecisionSchema
 from guardsvc.appeals.statuses import PENDING
@@ -31,6 +32,8 @@ bp.before_request(require_admin)
 
 CHART_DAYS = 14
 DECISION_FIELDS = ("action", "admin_notes")
+# One checkbox per range covering the appellant, valued with the range's reference.
+LIFT_RANGE_FIELD = "lift_range"
 BLOCK_FIELDS = ("ip", "device_id", "local_ip", "reason", "minutes")
 
 
@@ -61,6 +64,7 @@ def render_ticket(ticket_number, *, values=None, errors=None, desk_values=None, 
     return render_template(
         "admin/ticket.html", ticket=ticket, earlier=appeals.earlier_tickets(ticket),
         history=audit.list_events(target=ticket.ticket_number, per_page=20).items,
+        plan=preview_approval(ticket) if ticket.is_pending else None,
         values=values or {}, errors=errors, now=clock.utcnow(),
         **ticket_desk_context(ticket, desk_values or {}, desk_errors)), status
 
@@ -82,7 +86,8 @@ def decide(ticket_number):
         return render_ticket(ticket_number, values=values, errors=errors, status=422)
     try:
         decided = appeals.decide_ticket(ticket_number, data["action"], actor=current_user,
-                                        notes=data["admin_notes"], origin_ip=client_ip())
+                                        notes=data["admin_notes"], origin_ip=client_ip(),
+                                        lift_ranges=request.form.getlist(LIFT_RANGE_FIELD))
     except InvalidState as conflict:
         flash(ends_with(conflict).message, "error")
         return redirect(url_for(".ticket", ticket_number=ticket_number), code=303)

@@ -7,8 +7,8 @@ from guardsvc.accounts.auth import public_json, roles_required
 from guardsvc.accounts.roles import ADMINS
 from guardsvc.appeals import service
 from guardsvc.appeals.limits import check_limit, submit_limit
-from guardsvc.appeals.schemas import (TicketDecisionSchema, TicketStatusSchema, TicketSubmitSchema,
-                                      TicketSubmittedSchema)
+from guardsvc.appeals.schemas import (TicketDecidedSchema, TicketDecisionSchema, TicketStatusSchema,
+                                      TicketSubmitSchema, TicketSubmittedSchema)
 from guardsvc.doors import json_door, never_guarded
 from guardsvc.identity import client_ip, current_client
 from guardsvc.jsonio import json_body, ok
@@ -40,9 +40,9 @@ def check(ticket_number):
 @bp.post("/<path:ticket_number>/respond")
 @roles_required(*ADMINS)
 def respond(ticket_number):
-    """An administrator approves or rejects a pending ticket."""
+    """An administrator approves or rejects a pending ticket; the answer lists what it opened."""
     data = load_or_raise(TicketDecisionSchema(), json_body())
-    ticket = service.decide_ticket(ticket_number, data["action"], actor=current_user,
-                                   notes=data.get("admin_notes"), origin_ip=client_ip())
-    return ok(message=service.decision_message(ticket),
-              data=TicketStatusSchema().dump(ticket))
+    decision = service.decide_ticket(ticket_number, data["action"], actor=current_user,
+                                     notes=data.get("admin_notes"), origin_ip=client_ip(),
+                                     lift_ranges=data["lift_ranges"])
+    return ok(message=service.decision_message(decision.ticket), data=TicketDecidedSchema().dump(decision))

@@ -37,9 +37,14 @@ def _ticket_row(ticket):
 @click.option("--approve", "action", flag_value="approve", help="Grant the appeal and lift blocks.")
 @click.option("--reject", "action", flag_value="reject", help="Refuse the appeal; blocks stay.")
 @click.option("--notes", default=None, help="Notes the appellant will read.")
-def decide(ticket, action, notes):
-    """Approve or reject a pending ticket."""
+@click.option("--lift-ranges", is_flag=True, help="On approval, also lift CIDR ranges covering the client.")
+def decide(ticket, action, notes, lift_ranges):
+    """Approve or reject a pending ticket; an approval prints what it lifted and allowed."""
     if action is None:
         raise click.UsageError("say --approve or --reject")
-    result = run_or_exit(service.decide_ticket, ticket, action, notes=notes)
+    result = run_or_exit(service.decide_ticket, ticket, action, notes=notes, lift_ranges=lift_ranges)
     click.echo(f"{result.ticket_number} {result.status}: {result.admin_notes}")
+    for block in result.lifted_blocks:
+        click.echo(f"lifted {block.reference} ({block.target})")
+    for entry in result.allow_entries:
+        click.echo(f"allowed {entry.target} (allow entry {entry.id})")

@@ -112,9 +112,8 @@ def post_as_admin(ticket, body, kind, *, actor, origin_ip=None):
     return message
 
 
-def erase_conversation(ticket):
-    """Delete the ticket's messages and every private link to it (retention rules)."""
-    db.session.execute(delete(TicketMessage).where(TicketMessage.ticket_id == ticket.id)
-                       .execution_options(synchronize_session=False))
-    db.session.execute(delete(TicketSecret).where(TicketSecret.ticket_id == ticket.id)
-                       .execution_options(synchronize_session=False))
+def erase_conversations(ticket_ids):
+    """Delete the messages of these tickets and every private link to them (retention rules)."""
+    for model in (TicketMessage, TicketSecret):
+        db.session.execute(delete(model).where(model.ticket_id.in_(ticket_ids))
+                           .execution_options(synchronize_session=False))

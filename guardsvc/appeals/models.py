@@ -32,11 +32,12 @@ class UnblockTicket(db.Model):
 
     id: Mapped[int] = mapped_column(primary_key=True)
     ticket_number: Mapped[str] = mapped_column(String(12), unique=True)
-    name: Mapped[str] = mapped_column(String(100))
-    email: Mapped[str] = mapped_column(String(150))
+    # Personal data: null once erased after the retention period (personal_data_erased_at).
+    name: Mapped[str | None] = mapped_column(String(100))
+    email: Mapped[str | None] = mapped_column(String(150))
     phone: Mapped[str | None] = mapped_column(String(30))
-    reason: Mapped[str] = mapped_column(Text)
-    ip_address: Mapped[str] = mapped_column(String(45))
+    reason: Mapped[str | None] = mapped_column(Text)
+    ip_address: Mapped[str | None] = mapped_column(String(45))
     device_id: Mapped[str | None] = mapped_column(String(64))
     local_ip: Mapped[str | None] = mapped_column(String(45))
     user_agent: Mapped[str | None] = mapped_column(String(255))
@@ -51,6 +52,9 @@ class UnblockTicket(db.Model):
     # The administrator working on the ticket; taken with a conditional UPDATE (appeals.desk).
     claimed_by_id: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
     claimed_at: Mapped[datetime | None]
+    # Set by an approval: True when it lifted a block or added an allow entry.
+    access_opened: Mapped[bool | None]
+    personal_data_erased_at: Mapped[datetime | None]
 
     block = relationship("Block")
     resolved_by = relationship("User", foreign_keys=[resolved_by_id])

@@ -19,7 +19,7 @@ def queue_decision_mail(ticket):
         messages.DECISION_MAIL_SUBJECT.format(ticket=ticket.ticket_number, decision=decision.lower()),
         "appeal_decision",
         name=ticket.name, ticket_number=ticket.ticket_number, decision=decision,
-        approved=ticket.status == APPROVED, notes=ticket.admin_notes,
+        approved=ticket.status == APPROVED, opened=bool(ticket.access_opened), notes=ticket.admin_notes,
         when=human_time(ticket.resolved_at), status_url=status_url(ticket.ticket_number))
 
 

@@ -1,8 +1,8 @@
 """Unblock appeal tickets in the API document."""
 from marshmallow import fields
 
-from guardsvc.appeals.schemas import (TicketDecisionSchema, TicketStatusSchema, TicketSubmitSchema,
-                                      TicketSubmittedSchema)
+from guardsvc.appeals.schemas import (TicketDecidedSchema, TicketDecisionSchema, TicketStatusSchema,
+                                      TicketSubmitSchema, TicketSubmittedSchema)
 from guardsvc.openapi_operations import (COOLDOWN_ERROR, ERROR, TICKET_NUMBER, TICKET_NUMBER_PATTERN, Envelope,
                                          Failure, Link, Operation, Tag)
 
@@ -28,7 +28,9 @@ OPERATIONS = (
               path_params={"ticket_number": TICKET_NUMBER}, errors={404: TICKET_NOT_FOUND},
               description="Tanpa akun. Tidak pernah mengungkap nama, e-mail, telepon, alasan atau IP."),
     Operation("appeals_api.respond", "respondToTicket", "Putuskan tiket", APPEALS,
-              {200: Envelope(TicketStatusSchema, message=True, name="TicketDecidedResponse")}, roles=("admin",),
+              {200: Envelope(TicketDecidedSchema, message=True, name="TicketDecidedResponse")}, roles=("admin",),
               body=TicketDecisionSchema, path_params={"ticket_number": TICKET_NUMBER},
-              errors={404: TICKET_NOT_FOUND, 409: "Tiket sudah diputuskan (tidak lagi menunggu)."}),
+              errors={404: TICKET_NOT_FOUND, 409: "Tiket sudah diputuskan (tidak lagi menunggu)."},
+              description="Setujui membuka hanya blokir yang tepat mengenai pemohon (IP tunggal, ID perangkat); "
+                          "rentang tetap berlaku kecuali `lift_ranges`, dan pemohon mendapat daftar izin."),
 )

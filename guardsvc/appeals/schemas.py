@@ -1,7 +1,9 @@
 """Shapes of ticket requests and responses."""
 from marshmallow import fields
 
+from guardsvc import messages
 from guardsvc.appeals.models import STATUSES
+from guardsvc.blocks.schemas import display_target_of
 from guardsvc.schema_fields import BaseSchema, Nullable, Choice, Email, Text, Timestamp
 
 
@@ -42,6 +44,8 @@ class TicketDecisionSchema(BaseSchema):
     action = Choice(("approve", "reject"), required=True)
     admin_notes = Text(max_length=1000, multiline=True, load_default=None, blank_as_none=True,
                        allow_none=True)
+    # On approval, also lift the CIDR ranges that cover the client (never by default).
+    lift_ranges = fields.Boolean(load_default=False, error_messages={"invalid": messages.FIELD_BAD_BOOLEAN})
 
 
 MESSAGE_MAX = 2000
@@ -65,3 +69,18 @@ class ResponseTemplateSchema(BaseSchema):
 
     title = Text(required=True, max_length=100)
     body = Text(required=True, max_length=MESSAGE_MAX, multiline=True)
+
+
+class AllowEntryRefSchema(BaseSchema):
+    """An allow entry an approval added: its id and what it allows."""
+
+    id = fields.Integer()
+    target = fields.Function(display_target_of, metadata={"type": "string"})
+
+
+class TicketDecidedSchema(TicketStatusSchema):
+    """A decision: the public status plus what the approval opened."""
+
+    lifted_blocks = fields.Function(lambda decision: [block.reference for block in decision.lifted_blocks],
+                                    metadata={"type": "array", "items": {"type": "string"}})
+    allow_entries = fields.List(fields.Nested(AllowEntryRefSchema))

@@ -1,4 +1,5 @@
 """Unblock appeals: submitting, looking up and deciding tickets."""
+from dataclasses import dataclass, field
 from datetime import datetime, time, timedelta
 
 from flask import current_app
@@ -7,11 +8,12 @@ from sqlalchemy.exc import IntegrityError
 
 from guardsvc import clock, codes, messages
 from guardsvc.appeals.conversation import confirm_submission
+from guardsvc.appeals.approval import carry_out, preview_approval
 from guardsvc.appeals.models import UnblockTicket
 from guardsvc.appeals.statuses import APPROVED, PENDING, REJECTED, STATUSES
 from guardsvc.appeals.notify import queue_decision_mail
 from guardsvc.audit.service import record_event
-from guardsvc.blocks.service import find_active_block, lift_blocks_matching
+from guardsvc.blocks.service import find_active_block
 from guardsvc.errors import Cooldown, InvalidState, NotFound, TooManyPending
 from guardsvc.extensions import db
 from guardsvc.listing import contains_text, paginate
@@ -83,9 +85,27 @@ def submit_ticket(client, *, name, email, reason, phone=None):
     raise RuntimeError("could not store the ticket")  # pragma: no cover
 
 
+@dataclass
+class Decision:
+    """A decided ticket and what its approval opened; reads like the ticket for everything else."""
+
+    ticket: UnblockTicket
+    lifted_blocks: list = field(default_factory=list)
+    allow_entries: list = field(default_factory=list)
+
+    def __getattr__(self, name):
+        # Only called for names the Decision lacks; "ticket" itself must never recurse.
+        if name == "ticket":
+            raise AttributeError(name)
+        return getattr(self.ticket, name)
+
+
 def decision_message(ticket):
     """The sentence that confirms a decision to the administrator who made it."""
-    template = messages.TICKET_APPROVED if ticket.status == APPROVED else messages.TICKET_REJECTED
+    if ticket.status == APPROVED:
+        template = messages.TICKET_APPROVED if ticket.access_opened else messages.TICKET_APPROVED_NOTHING_OPENED
+    else:
+        template = messages.TICKET_REJECTED
     return template.format(ticket=ticket.ticket_number)
 
 
@@ -99,13 +119,15 @@ def find_ticket(ticket_number):
     return ticket
 
 
-def decide_ticket(ticket_number, action, *, actor=None, notes=None, origin_ip=None):
-    """Approve or reject a pending ticket; approval lifts the client's blocks.
+def decide_ticket(ticket_number, action, *, actor=None, notes=None, origin_ip=None, lift_ranges=False):
+    """Approve or reject a pending ticket; returns a Decision.
 
     The status change is one conditional UPDATE (``WHERE status = 'pending'``),
     so of two concurrent decisions exactly one changes a row; the other gets
-    InvalidState (409). Blocks are lifted, and the audit entry written, in the
-    same transaction. ``actor`` None means the command line.
+    InvalidState (409). An approval lifts the blocks on exactly this client and
+    allows it past a range that still covers it (``approval.preview_approval``;
+    ``lift_ranges`` lifts ranges too); that, the audit entry and the decision
+    e-mail happen in the same transaction. ``actor`` None means the command line.
     """
     ticket = find_ticket(ticket_number)
     status = DECISIONS[action]
@@ -121,14 +143,16 @@ def decide_ticket(ticket_number, action, *, actor=None, notes=None, origin_ip=No
     if changed != 1:
         raise InvalidState(messages.TICKET_NOT_PENDING)
     db.session.refresh(ticket)
-    lifted = []
+    decision = Decision(ticket)
     if status == APPROVED:
-        lifted = lift_blocks_matching(ticket.ip_address, ticket.device_id, actor=actor,
-                                      reason=messages.APPEAL_APPROVED_LIFT_REASON.format(ticket=ticket.ticket_number))
-    record_event(f"ticket.{status}", ticket.ticket_number, actor=actor, ip_address=origin_ip,
-                 details={"notes": notes, "lifted_blocks": [block.reference for block in lifted]})
+        decision.lifted_blocks, decision.allow_entries = carry_out(
+            ticket, preview_approval(ticket, lift_ranges), actor=actor, origin_ip=origin_ip)
+        ticket.access_opened = bool(decision.lifted_blocks or decision.allow_entries)
+    record_event(f"ticket.{status}", ticket.ticket_number, actor=actor, ip_address=origin_ip, details={
+        "notes": notes, "lifted_blocks": [block.reference for block in decision.lifted_blocks],
+        "allow_entries": [entry.id for entry in decision.allow_entries]})
     queue_decision_mail(ticket)
-    return ticket
+    return decision
 
 
 def list_tickets(status=None, limit=100, offset=0):
@@ -155,10 +179,15 @@ def search_tickets(status=None, q=None, page=1, per_page=20, oldest_first=False)
 
 
 def earlier_tickets(ticket, limit=20):
-    """Tickets the same client (same IP, or same device id) opened before ``ticket``."""
-    same_client = UnblockTicket.ip_address == ticket.ip_address
-    if ticket.device_id:
-        same_client = or_(same_client, UnblockTicket.device_id == ticket.device_id)
+    """Tickets the same client (same IP, or same device id) opened before ``ticket``.
+
+    A ticket whose personal data was erased has no client left to compare.
+    """
+    matches = [column == value for column, value in ((UnblockTicket.ip_address, ticket.ip_address),
+                                                     (UnblockTicket.device_id, ticket.device_id)) if value]
+    if not matches:
+        return []
+    same_client = or_(*matches)
     return db.session.scalars(
         select(UnblockTicket).where(same_client, UnblockTicket.id != ticket.id,
                                     UnblockTicket.created_at <= ticket.created_at)

@@ -30,3 +30,10 @@ DECIDED = (APPROVED, REJECTED)
 def label(status):
     """``"Disetujui"`` for ``"approved"``."""
     return TABLE[status].label
+
+
+def explanation(status, access_opened=None):
+    """What ``status`` means for the appellant; an approval that opened nothing says so."""
+    if status == APPROVED and access_opened is False:
+        return messages.TICKET_APPROVED_NOTHING_OPENED_EXPLAINED
+    return TABLE[status].explanation

@@ -6,7 +6,7 @@ from guardsvc import codes, messages
 from guardsvc.appeals import service, spam
 from guardsvc.appeals.limits import check_limit, submit_limit
 from guardsvc.appeals.schemas import TicketSubmitSchema
-from guardsvc.appeals.statuses import TABLE as TICKET_STATUSES
+from guardsvc.appeals.statuses import TABLE as TICKET_STATUSES, explanation
 from guardsvc.blocks.service import REFERENCE_PREFIX
 from guardsvc.doors import never_guarded
 from guardsvc.errors import Cooldown, NotFound, TooManyPending, is_connection_problem
@@ -23,6 +23,7 @@ SUBMITTED_KEY = "appeal_ticket"
 TICKET_QUERY_MAX = 64
 # Every page that shows a ticket (these and /admin) reads its status from the one table.
 bp.add_app_template_global(TICKET_STATUSES, "ticket_statuses")
+bp.add_app_template_global(explanation, "ticket_explanation")
 
 
 def _render_form(values, *, errors=None, unavailable=False, refused=None, reference=None, failure=None,

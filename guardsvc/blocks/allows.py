@@ -7,7 +7,8 @@ from sqlalchemy import and_, or_, select, update
 
 from guardsvc import clock, messages
 from guardsvc.audit.service import record_event
-from guardsvc.blocks.models import AllowEntry
+from guardsvc.blocks.models import AllowEntry, target_kind
+from guardsvc.blocks.networks import candidate_networks
 from guardsvc.blocks.service import checked_expiry, checked_target, filtered
 from guardsvc.errors import InvalidState, NotFound
 from guardsvc.extensions import db
@@ -29,7 +30,7 @@ def add_allow_entry(*, network=None, device_id=None, reason=None, expires_at=Non
     db.session.add(entry)
     db.session.flush()
     record_event("allow.created", audit_target(entry), actor=actor, ip_address=origin_ip, details={
-        "target": entry.target, "reason": reason, "expires_at": clock.isoformat(entry.expires_at)})
+        "kind": target_kind(entry), "reason": reason, "expires_at": clock.isoformat(entry.expires_at)})
     return entry
 
 
@@ -53,13 +54,26 @@ def remove_allow_entry(entry_id, *, actor=None, origin_ip=None):
     if changed != 1:
         raise InvalidState(messages.ALLOW_NOT_ACTIVE)
     record_event("allow.removed", audit_target(entry), actor=actor, ip_address=origin_ip,
-                 details={"target": entry.target})
+                 details={"kind": target_kind(entry)})
     return entry
 
 
 def _active(now):
     return and_(AllowEntry.removed_at.is_(None),
                 or_(AllowEntry.expires_at.is_(None), AllowEntry.expires_at > now))
+
+
+def allow_entry_for(ip_address, device_id):
+    """An active allow entry that lets this client through (its device, its IP or a range), or None."""
+    matches = []
+    if ip_address:
+        matches.append(AllowEntry.network.in_(candidate_networks(ip_address)))
+    if device_id:
+        matches.append(AllowEntry.device_id == device_id)
+    if not matches:
+        return None
+    return db.session.scalar(select(AllowEntry).where(or_(*matches), _active(clock.utcnow()))
+                             .order_by(AllowEntry.id).limit(1))
 
 
 def search_allow_entries(active=None, q=None, page=1, per_page=20):

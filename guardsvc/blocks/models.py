@@ -5,9 +5,20 @@ from sqlalchemy import CheckConstraint, ForeignKey, Index, String, Text, text
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from guardsvc import clock
+from guardsvc.blocks.networks import is_single_address
 from guardsvc.extensions import db
 
 NOT_LIFTED = text("lifted_at IS NULL")
+
+
+def target_kind(record):
+    """``"ip"``, ``"cidr"`` or ``"device"``: what a block or an allow entry targets, without naming it.
+
+    Audit entries say this instead of the address or device, which belong to a person.
+    """
+    if record.network is None:
+        return "device"
+    return "ip" if is_single_address(record.network) else "cidr"
 
 
 class Block(db.Model):

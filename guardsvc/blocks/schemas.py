@@ -4,6 +4,7 @@ from datetime import datetime, timezone
 from marshmallow import ValidationError, fields, pre_load, validates_schema
 
 from guardsvc import clock, messages
+from guardsvc.blocks.models import target_kind
 from guardsvc.blocks.networks import canonical_network, display_target, is_single_address
 from guardsvc.listing import SearchQuerySchema
 from guardsvc.schema_fields import BaseSchema, DeviceId, Integer, IpAddress, Nullable, Text, Timestamp
@@ -114,9 +115,7 @@ class BlockCheckSchema(BaseSchema):
 
 def block_kind(block):
     """``"ip"``, ``"cidr"`` or ``"device"`` (of a block or an allow entry)."""
-    if block.network is None:
-        return "device"
-    return "ip" if is_single_address(block.network) else "cidr"
+    return target_kind(block)
 
 
 def display_target_of(record):

@@ -5,7 +5,7 @@ from sqlalchemy import Boolean, and_, bindparam, or_, select, true, union_all, u
 
 from guardsvc import clock, codes, messages
 from guardsvc.audit.service import record_event
-from guardsvc.blocks.models import AllowEntry, Block
+from guardsvc.blocks.models import AllowEntry, Block, target_kind
 from guardsvc.blocks.networks import candidate_networks, canonical_network
 from guardsvc.errors import InvalidState, NotFound, ValidationFailed
 from guardsvc.extensions import db
@@ -120,7 +120,7 @@ def create_block(*, network=None, device_id=None, local_ip=None, reason=None, ex
     db.session.add(block)
     db.session.flush()
     record_event("block.created", block.reference, actor=actor, ip_address=origin_ip, details={
-        "target": block.target, "local_ip": local_ip, "reason": reason,
+        "kind": target_kind(block), "narrowed": local_ip is not None, "reason": reason,
         "expires_at": clock.isoformat(expires_at)})
     return block
 
@@ -185,22 +185,31 @@ def lift_block(reference, *, actor=None, reason=None, origin_ip=None):
     if not _mark_lifted(block, actor, reason, clock.utcnow()):
         raise InvalidState(messages.BLOCK_NOT_ACTIVE)
     record_event("block.lifted", block.reference, actor=actor, ip_address=origin_ip,
-                 details={"target": block.target, "reason": reason})
+                 details={"kind": target_kind(block), "reason": reason})
     return block
 
 
-def lift_blocks_matching(ip_address, device_id, actor=None, reason=None):
-    """Lift every active block matching this IP (CIDR ranges included) or device id.
+def blocks_on_client(ip_address, device_id):
+    """Every active block on this IP (CIDR ranges included) or device id, oldest first.
 
-    Local-IP narrowing is ignored: a decision about the client covers all of
-    its blocks. Returns the blocks this call lifted (a concurrent lift keeps its own).
+    Local-IP narrowing and allow entries are ignored: this is what a decision
+    about the client weighs, not what the guard enforces right now.
     """
     ids = {row.id for row in _matching_rows(ip_address, device_id, any_local_ip=True)}
     if not ids:
         return []
+    return db.session.scalars(select(Block).where(Block.id.in_(ids))
+                              .order_by(Block.created_at, Block.id)).all()
+
+
+def lift_blocks(blocks, actor=None, reason=None):
+    """Lift these blocks; returns the ones this call lifted (a concurrent lift keeps its own)."""
+    if not blocks:
+        return []
     now = clock.utcnow()
-    blocks = db.session.scalars(select(Block).where(Block.id.in_(ids)).with_for_update()).all()
-    return [block for block in blocks if _mark_lifted(block, actor, reason, now)]
+    locked = db.session.scalars(select(Block).where(Block.id.in_([block.id for block in blocks]))
+                                .order_by(Block.id).with_for_update()).all()
+    return [block for block in locked if _mark_lifted(block, actor, reason, now)]
 
 
 def search_blocks(active=None, q=None, page=1, per_page=20):

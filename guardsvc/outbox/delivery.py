@@ -23,7 +23,7 @@ from sqlalchemy import and_, or_, select, update
 
 from guardsvc import clock
 from guardsvc.extensions import db
-from guardsvc.outbox.models import OutboxMessage
+from guardsvc.outbox.models import ERASED_BODY, OutboxMessage
 from guardsvc.outbox.transport import is_permanent, transport_for
 
 log = logging.getLogger("guardsvc.mail")
@@ -96,7 +96,7 @@ def _record_failure(message, error, report):
     if message.attempts >= current_app.config["MAIL_MAX_ATTEMPTS"] or is_permanent(error):
         log.error("mail %s to %s failed for good after %s attempt(s): %s",
                   message.id, message.recipient, message.attempts, text)
-        _finish(message, status="failed", last_error=text)
+        _finish(message, status="failed", last_error=text, **ERASED_BODY)
         report.failed.append(message.id)
         return
     delay = retry_delay(message.attempts)
@@ -120,7 +120,7 @@ def deliver_batch(limit=BATCH_SIZE):
                 except Exception as exc:  # every failure is retried later, none is lost
                     _record_failure(message, exc, report)
                 else:
-                    _finish(message, status="sent", sent_at=clock.utcnow(), last_error=None)
+                    _finish(message, status="sent", sent_at=clock.utcnow(), last_error=None, **ERASED_BODY)
                     report.sent.append(message.id)
     except Exception as exc:  # the server is unreachable: the whole batch waits for a retry
         for message in messages:

@@ -1,4 +1,4 @@
-"""Outgoing e-mail, kept until delivered (and afterwards, for audit)."""
+"""Outgoing e-mail: the body until delivered (or given up on), the metadata a while longer."""
 from datetime import datetime
 
 from sqlalchemy import CheckConstraint, Index, String, Text
@@ -9,6 +9,9 @@ from guardsvc.columns import one_of
 from guardsvc.extensions import db
 
 STATUSES = ("pending", "sending", "sent", "failed")
+FINISHED = ("sent", "failed")
+# A finished message keeps its metadata but not its body (retention of personal data).
+ERASED_BODY = {"body_text": "", "body_html": None}
 
 
 class OutboxMessage(db.Model):

@@ -27,7 +27,8 @@ def hash_key(plain):
     return hashlib.sha256(plain.encode("utf-8")).hexdigest()
 
 
-def _idle_cutoff(now):
+def idle_cutoff(now):
+    """Sessions last seen before this moment are dead (``SESSION_IDLE_DAYS``)."""
     return now - timedelta(days=current_app.config["SESSION_IDLE_DAYS"])
 
 
@@ -53,7 +54,7 @@ def find_session(plain):
     now = clock.utcnow()
     record = db.session.scalar(
         select(UserSession).options(joinedload(UserSession.user, innerjoin=True))
-        .where(UserSession.key_hash == hash_key(plain), UserSession.last_seen_at >= _idle_cutoff(now)))
+        .where(UserSession.key_hash == hash_key(plain), UserSession.last_seen_at >= idle_cutoff(now)))
     if record is None or not record.user.is_active:
         return None
     if now - record.last_seen_at >= LAST_SEEN_RESOLUTION:
@@ -66,7 +67,7 @@ def list_sessions(user):
     """The account's live sessions, most recently used first."""
     return db.session.scalars(
         select(UserSession).where(UserSession.user_id == user.id,
-                                  UserSession.last_seen_at >= _idle_cutoff(clock.utcnow()))
+                                  UserSession.last_seen_at >= idle_cutoff(clock.utcnow()))
         .order_by(UserSession.last_seen_at.desc(), UserSession.id.desc())).all()
 
 
@@ -112,4 +113,4 @@ def is_recently_reauthenticated(record):
 
 def purge_expired_sessions():
     """Delete sessions idle past ``SESSION_IDLE_DAYS``; returns how many went."""
-    return _delete(UserSession.last_seen_at < _idle_cutoff(clock.utcnow()))
+    return _delete(UserSession.last_seen_at < idle_cutoff(clock.utcnow()))

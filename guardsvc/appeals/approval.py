@@ -1,0 +1,74 @@
+"""What approving a ticket does: lift the blocks on exactly this client, let it past a range.
+
+``preview_approval`` is read-only and says what an approval will do; the
+decision page shows it and ``carry_out`` does exactly what it says, so what the
+administrator saw and what happened cannot drift apart.
+"""
+from dataclasses import dataclass, field
+
+from guardsvc import messages
+from guardsvc.blocks.allows import add_allow_entry, allow_entry_for
+from guardsvc.blocks.models import target_kind
+from guardsvc.blocks.networks import canonical_network, display_target
+from guardsvc.blocks.service import blocks_on_client, lift_blocks
+
+
+@dataclass
+class ApprovalPlan:
+    """The blocks an approval lifts and the allow entry it adds."""
+
+    exact: list = field(default_factory=list)  # blocks on exactly this client: always lifted
+    ranges: list = field(default_factory=list)  # active ranges that cover the client
+    chosen_ranges: list = field(default_factory=list)  # ranges the administrator lifts as well
+    allow: dict | None = None  # add_allow_entry target: {"device_id": ...} or {"network": ...}
+
+    @property
+    def to_lift(self):
+        return self.exact + self.chosen_ranges
+
+    @property
+    def kept_ranges(self):
+        return [block for block in self.ranges if block not in self.chosen_ranges]
+
+    @property
+    def allow_target(self):
+        """The allow entry's target as people read it (an IP without ``/32``), or None."""
+        if self.allow is None:
+            return None
+        return self.allow.get("device_id") or display_target(self.allow["network"])
+
+
+def _chosen(ranges, lift_ranges):
+    """``lift_ranges``: True (every range), False/None (none) or the references to lift."""
+    if lift_ranges is True:
+        return list(ranges)
+    wanted = {reference.strip().upper() for reference in lift_ranges or ()}
+    return [block for block in ranges if block.reference in wanted]
+
+
+def preview_approval(ticket, lift_ranges=False):
+    """What approving ``ticket`` now would do; writes nothing.
+
+    Exact blocks are those on the ticket's IP as a single address and on its
+    device id; the block the client was under when it submitted is among them
+    when it is one of those (it matched the same IP or device). A range wider
+    than one address still covers strangers, so it is lifted only when chosen;
+    while one stays, the client gets an allow entry for its device id (else
+    its IP), unless an active allow entry already lets it through.
+    """
+    plan = ApprovalPlan()
+    for block in blocks_on_client(ticket.ip_address, ticket.device_id):
+        (plan.ranges if target_kind(block) == "cidr" else plan.exact).append(block)
+    plan.chosen_ranges = _chosen(plan.ranges, lift_ranges)
+    if plan.kept_ranges and allow_entry_for(ticket.ip_address, ticket.device_id) is None:
+        plan.allow = ({"device_id": ticket.device_id} if ticket.device_id
+                      else {"network": canonical_network(ticket.ip_address)})
+    return plan
+
+
+def carry_out(ticket, plan, *, actor=None, origin_ip=None):
+    """Lift the plan's blocks and add its allow entry; returns (lifted blocks, allow entries)."""
+    reason = messages.APPEAL_APPROVED_LIFT_REASON.format(ticket=ticket.ticket_number)
+    lifted = lift_blocks(plan.to_lift, actor=actor, reason=reason)
+    entries = [add_allow_entry(**plan.allow, reason=reason, actor=actor, origin_ip=origin_ip)] if plan.allow else []
+    return lifted, entries

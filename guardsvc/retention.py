@@ -1,0 +1,152 @@
+"""Retention of personal data (contract section 10): one small rule per kind of record.
+
+A rule names the rows that are due (a condition on one table at a moment) and
+what happens to a batch of them. ``purge`` walks each rule's due rows in
+primary-key order, a batch at a time, so a big table is never locked for long
+and every batch can be committed on its own. Another feature retires its own
+personal data by appending its rule to ``RULES``.
+"""
+import json
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Callable
+
+from flask import current_app
+from sqlalchemy import delete, func, or_, select, update
+
+from guardsvc import clock
+from guardsvc.appeals.conversation import erase_conversations
+from guardsvc.appeals.models import UnblockTicket
+from guardsvc.appeals.statuses import DECIDED
+from guardsvc.audit.models import AuditEvent
+from guardsvc.extensions import db
+from guardsvc.outbox.models import ERASED_BODY, FINISHED, OutboxMessage
+from guardsvc.sessions.models import UserSession
+from guardsvc.sessions.service import idle_cutoff
+from guardsvc.signin.models import LoginEvent
+
+BATCH_SIZE = 500
+# Keys earlier audit entries used for a person's address, device or contact.
+PERSONAL_AUDIT_KEYS = ("target", "local_ip", "email", "name", "ip_address", "device_id")
+TICKET_PERSONAL_FIELDS = ("name", "email", "phone", "reason", "ip_address", "local_ip", "device_id",
+                          "user_agent")
+
+
+@dataclass(frozen=True)
+class Rule:
+    """``due(now, config)``: SQL condition on ``model``; ``apply(ids, now)``: retire those rows."""
+
+    label: str  # English, as ``flask purge`` prints it
+    model: type
+    due: Callable
+    apply: Callable
+
+
+def _days_ago(now, config, setting):
+    return now - timedelta(days=config[setting])
+
+
+def _tickets_due(now, config):
+    return (UnblockTicket.status.in_(DECIDED), UnblockTicket.personal_data_erased_at.is_(None),
+            UnblockTicket.resolved_at < _days_ago(now, config, "RETENTION_DAYS"))
+
+
+def _erase_tickets(ids, now):
+    """Number, status, dates and public notes stay: the status check keeps working.
+
+    The conversation (messages, private links) goes with the personal fields.
+    """
+    db.session.execute(update(UnblockTicket).where(UnblockTicket.id.in_(ids))
+                       .values({**dict.fromkeys(TICKET_PERSONAL_FIELDS), "personal_data_erased_at": now})
+                       .execution_options(synchronize_session=False))
+    erase_conversations(ids)
+
+
+def _sign_ins_due(now, config):
+    return (LoginEvent.created_at < _days_ago(now, config, "SIGNIN_HISTORY_DAYS"),)
+
+
+def _sessions_due(now, config):
+    return (UserSession.last_seen_at < idle_cutoff(now),)
+
+
+def _delete(model):
+    def apply(ids, now):
+        db.session.execute(delete(model).where(model.id.in_(ids)).execution_options(synchronize_session=False))
+    return apply
+
+
+def _mail_bodies_due(now, config):
+    """Left by a deliverer that kept bodies (the deliverer now drops them as it finishes)."""
+    return (OutboxMessage.status.in_(FINISHED),
+            or_(OutboxMessage.body_text != "", OutboxMessage.body_html.is_not(None)))
+
+
+def _remove_mail_bodies(ids, now):
+    db.session.execute(update(OutboxMessage).where(OutboxMessage.id.in_(ids))
+                       .values(ERASED_BODY).execution_options(synchronize_session=False))
+
+
+def _old_mail_due(now, config):
+    """Finished messages past the retention period: the recipient's address goes with the row."""
+    return (OutboxMessage.status.in_(FINISHED),
+            OutboxMessage.created_at < _days_ago(now, config, "RETENTION_DAYS"))
+
+
+def _audit_due(now, config):
+    return (or_(*(AuditEvent.details.contains(f'"{key}":') for key in PERSONAL_AUDIT_KEYS)),)
+
+
+def _scrub_audit(ids, now):
+    for event in db.session.scalars(select(AuditEvent).where(AuditEvent.id.in_(ids))):
+        try:
+            details = json.loads(event.details)
+        except ValueError:
+            continue
+        if isinstance(details, dict):
+            kept = {key: value for key, value in details.items() if key not in PERSONAL_AUDIT_KEYS}
+            event.details = json.dumps(kept, ensure_ascii=False, sort_keys=True) if kept else None
+    db.session.flush()
+
+
+RULES = [
+    Rule("tickets erased", UnblockTicket, _tickets_due, _erase_tickets),
+    Rule("sign-in events deleted", LoginEvent, _sign_ins_due, _delete(LoginEvent)),
+    Rule("mail bodies removed", OutboxMessage, _mail_bodies_due, _remove_mail_bodies),
+    Rule("finished mail deleted", OutboxMessage, _old_mail_due, _delete(OutboxMessage)),
+    Rule("audit entries scrubbed", AuditEvent, _audit_due, _scrub_audit),
+    Rule("idle sessions deleted", UserSession, _sessions_due, _delete(UserSession)),
+]
+
+
+def count_due(rule, now):
+    """How many rows ``rule`` would retire at ``now``."""
+    conditions = rule.due(now, current_app.config)
+    return db.session.scalar(select(func.count()).select_from(rule.model).where(*conditions))
+
+
+def apply_rule(rule, now, after_batch=None):
+    """Retire ``rule``'s due rows in batches (primary-key order); returns how many.
+
+    Walking by primary key always moves forward, even past a row that a batch
+    could not change. ``after_batch`` (the caller's commit) ends each batch's
+    transaction, so locks are held for one batch only.
+    """
+    conditions, done, last_id = rule.due(now, current_app.config), 0, 0
+    while True:
+        ids = db.session.scalars(select(rule.model.id).where(*conditions, rule.model.id > last_id)
+                                 .order_by(rule.model.id).limit(BATCH_SIZE)).all()
+        if not ids:
+            return done
+        rule.apply(ids, now)
+        done, last_id = done + len(ids), ids[-1]
+        if after_batch is not None:
+            after_batch()
+
+
+def purge(*, dry_run=False, after_batch=None, now=None):
+    """Apply every retention rule now; ``[(label, count), ...]``. A dry run only counts."""
+    now = now or clock.utcnow()
+    if dry_run:
+        return [(rule.label, count_due(rule, now)) for rule in RULES]
+    return [(rule.label, apply_rule(rule, now, after_batch)) for rule in RULES]
