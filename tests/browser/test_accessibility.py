@@ -10,8 +10,10 @@ import requests
 from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import expect
 
+from guardsvc.outbox.service import messages_to
 from tests.browser.conftest import WIDTHS, fill_sign_in
 from tests.factories import submit_body
+from tests.signin_support import enable_2fa
 
 pytestmark = [pytest.mark.browser, pytest.mark.live]
 RULES = {"runOnly": {"type": "tag", "values": ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"]},
@@ -36,15 +38,35 @@ def check(page, path, report):
     report.extend(f"{path} {line}" for line in violations(page))
 
 
-def test_public_pages_are_accessible(page, live_server, make_block):
+def mailed_path(app, email, kind, pattern):
+    """The private path in the latest e-mail of ``kind`` to ``email``."""
+    with app.app_context():
+        body = messages_to(email, kind)[-1].body_text
+    return re.search(pattern, body).group(0)
+
+
+def test_public_pages_are_accessible(page, app, live_server, make_block, make_user):
     reference = make_block(network="192.0.2.55", reason="Uji aksesibilitas", minutes=60)
-    number = requests.post(live_server.url + "/api/guard/unblock-tickets/submit", json=submit_body(),
-                           headers={"X-Device-Id": "axe-device"}, timeout=10).json()["ticket_number"]
+    number = requests.post(live_server.url + "/api/guard/unblock-tickets/submit",
+                           json=submit_body(email="axe@example.com"), headers={"X-Device-Id": "axe-device"},
+                           timeout=10).json()["ticket_number"]
+    ticket_page = mailed_path(app, "axe@example.com", "appeal_received", r"/banding/tiket/[A-Za-z0-9_-]+")
     report = []
     for path in ("/", "/banding", f"/banding?ref={reference}", "/banding/cek", f"/banding/cek?tiket={number}",
                  "/banding/cek?tiket=TKT-00000000", "/masuk", f"/terblokir?ref={reference}",
-                 "/halaman-yang-tidak-ada"):
+                 "/halaman-yang-tidak-ada", ticket_page, "/masuk/lupa", "/masuk/atur-ulang/tidak-ada"):
         check(page, path, report)
+    user = make_user()
+    page.goto("/masuk/lupa")
+    page.get_by_label("Alamat e-mail").fill(user.email)
+    page.get_by_role("button", name="Kirim tautan").click()
+    report.extend(f"/masuk/lupa sent {line}" for line in violations(page))
+    check(page, mailed_path(app, user.email, "password_reset", r"/masuk/atur-ulang/[A-Za-z0-9_-]+"), report)
+    enable_2fa(app, user)
+    page.goto("/masuk")
+    fill_sign_in(page, user.email)
+    expect(page).to_have_url(re.compile(r"/masuk/kode"))
+    report.extend(f"/masuk/kode {line}" for line in violations(page))
     page.goto("/banding")
     page.get_by_label("Nama lengkap").fill("Sari Wulandari")
     page.get_by_label("Alamat e-mail").fill("sari@example.com")
@@ -67,7 +89,8 @@ def test_signed_in_and_admin_pages_are_accessible(page, live_server, make_user, 
     expect(page).to_have_url(re.compile(r"/akun$"))
     report = []
     for path in ("/akun", "/akun/konfirmasi", "/akun/kata-sandi", "/admin", "/admin?status=pending",
-                 f"/admin/tiket/{number}", "/admin/blokir", "/admin/izin", "/admin/masuk", "/admin/audit"):
+                 f"/admin/tiket/{number}", "/admin/blokir", "/admin/izin", "/admin/masuk", "/admin/audit",
+                 "/admin/templat"):
         check(page, path, report)
     page.goto("/akun")
     page.get_by_role("button", name="Siapkan verifikasi dua langkah").click()
