@@ -102,6 +102,17 @@ class TooManyPending(GuardError):
     message = messages.TICKET_NETWORK_CEILING
 
 
+class TooManyAttempts(GuardError):
+    """The account has used up its wrong passwords or codes for now (signin/throttle.py)."""
+
+    status = 429
+    message = messages.SIGNIN_THROTTLED
+
+    def __init__(self, retry_after):
+        super().__init__(headers={"Retry-After": str(retry_after)})
+        self.retry_after = retry_after
+
+
 class Blocked(GuardError):
     """The calling client is under an active block."""
 

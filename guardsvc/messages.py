@@ -135,3 +135,6 @@ ALLOW_NOT_FOUND = "Daftar izin tidak ditemukan."
 ALLOW_NOT_ACTIVE = "Daftar izin ini sudah tidak aktif."
 ALLOW_CREATED = "Daftar izin untuk {target} berhasil dibuat."
 ALLOW_REMOVED = "Daftar izin untuk {target} berhasil dihapus."
+
+# Account throttles
+SIGNIN_THROTTLED = "Terlalu banyak percobaan masuk yang gagal untuk akun ini. Silakan coba lagi nanti."
