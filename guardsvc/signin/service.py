@@ -16,7 +16,7 @@ from guardsvc.extensions import db
 from guardsvc.signin.alerts import queue_signin_alert
 from guardsvc.signin.models import SUCCESS_RESULTS, LoginEvent
 from guardsvc.signin.throttle import WRONG_CODE, WRONG_PASSWORD, account_email, check_account_throttle
-from guardsvc.trust.service import is_trusted, trust_device
+from guardsvc.trust.service import is_trusted, skips_code_step, trust_device
 from guardsvc.twofactor.service import verify_second_factor
 
 SECOND_FACTOR_RESULTS = {"totp": "2fa_passed", "recovery": "recovery_code_used"}
@@ -131,7 +131,7 @@ def sign_in(email, password, client, code=None, *, web=False):
     """Check e-mail and password, then the second step when the account needs it here.
 
     The second step is skipped when the account has no 2FA, or when
-    (user, IP, device) is trusted. Without ``code`` a 2FA account answers
+    (user, IP, device) is trusted by a record with this very device id. Without ``code`` a 2FA account answers
     ``code_required`` (the web flow then asks for the code on its own page).
     Service accounts may only use tokens, so ``web`` sign-ins refuse them.
     An account out of wrong passwords (or, past the password, of wrong codes)
@@ -150,7 +150,7 @@ def sign_in(email, password, client, code=None, *, web=False):
         return _refuse("not_allowed", client, email, user, Forbidden(messages.SERVICE_ACCOUNT_NO_WEB))
     if not user.has_2fa:
         return _succeed(user, client, email, "success")
-    if is_trusted(user.id, client.ip_address, client.device_id):
+    if skips_code_step(user.id, client.ip_address, client.device_id):
         return _succeed(user, client, email, "2fa_skipped")
     if not code:
         # A code step that could only be refused is not offered.
