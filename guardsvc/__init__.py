@@ -65,12 +65,14 @@ def register_extensions(app):
 
 
 def register_request_hooks(app):
+    from guardsvc.addresses import require_readable_address
     from guardsvc.blocks.guard import init_guard
     from guardsvc.errors import render_unexpected
     from guardsvc.identity import issue_device_cookie
     from guardsvc.security_headers import add_security_headers
     from guardsvc.transaction import init_transactions
 
+    app.before_request(require_readable_address)
     init_guard(app)
     app.after_request(issue_device_cookie)
     app.after_request(add_security_headers)

@@ -12,6 +12,7 @@ from sqlalchemy.exc import DBAPIError, OperationalError, InterfaceError
 from werkzeug.exceptions import HTTPException
 
 from guardsvc import messages
+from guardsvc.addresses import UnreadableForwardedAddress
 from guardsvc.doors import answers_json
 from guardsvc.stale_forms import stale_form_response
 from guardsvc.transaction import abandon, ends_with
@@ -194,6 +195,11 @@ def _retry_after(error):
     return None
 
 
+def _handle_unreadable_address(error):
+    abandon()
+    return render_failure(400, messages.FORWARDED_ADDRESS_INVALID, error=error)
+
+
 def _handle_csrf_error(error):
     if not answers_json():
         stale = stale_form_response()
@@ -227,5 +233,6 @@ def register_error_handlers(app):
     """Send every failure through ``render_failure``."""
     app.register_error_handler(GuardError, _handle_guard_error)
     app.register_error_handler(CSRFError, _handle_csrf_error)
+    app.register_error_handler(UnreadableForwardedAddress, _handle_unreadable_address)
     app.register_error_handler(HTTPException, _handle_http_exception)
     app.register_error_handler(Exception, _handle_unexpected)

@@ -136,5 +136,6 @@ ALLOW_NOT_ACTIVE = "Daftar izin ini sudah tidak aktif."
 ALLOW_CREATED = "Daftar izin untuk {target} berhasil dibuat."
 ALLOW_REMOVED = "Daftar izin untuk {target} berhasil dihapus."
 
-# Account throttles
+# Account throttles and second-step codes
 SIGNIN_THROTTLED = "Terlalu banyak percobaan masuk yang gagal untuk akun ini. Silakan coba lagi nanti."
+FIELD_BAD_CODE = "Kode hanya berisi angka 0-9 (kode aplikasi) atau huruf, angka dan tanda hubung (kode pemulihan)."

@@ -11,6 +11,7 @@ from guardsvc.pages.forms import load_form
 from guardsvc.pages.navigation import safe_next
 from guardsvc.stale_forms import rerender_when_stale
 from guardsvc.signin import pending, service
+from guardsvc.signin.schemas import CodeStepSchema
 from guardsvc.signin.limits import code_limit, remember_outcome, sign_in_limit
 from guardsvc.transaction import ends_with
 
@@ -95,9 +96,12 @@ def code_submit():
     if state is None:
         return _expired()
     trust = request.form.get("trust") == "1"
+    data, errors, _ = load_form(CodeStepSchema(), request.form, ("code",))
+    if errors:  # not a code at all (full-width digits, say): no guess to count
+        return _render_code_form(errors["code"][0], 422, trust)
     outcome = remember_outcome(service.sign_in_with_code(state["user_id"], state["epoch"],
-                                                 request.form.get("code", ""), current_client(),
-                                                 trust_this_device=trust))
+                                                         data["code"], current_client(),
+                                                         trust_this_device=trust))
     if outcome.signed_in:
         start_session(outcome.user)
         return redirect(_next_target(state["next"]), code=303)

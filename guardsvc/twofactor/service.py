@@ -28,7 +28,7 @@ VALID_WINDOW = 1
 RECOVERY_CODE_COUNT = 10
 # Unambiguous alphabet (no 0/O, 1/I/L): codes are read from paper and typed by hand.
 RECOVERY_ALPHABET = "abcdefghjkmnpqrstuvwxyz23456789"
-_TOTP_RE = re.compile(r"\A\d{6}\Z")
+_TOTP_RE = re.compile(r"\A[0-9]{6}\Z")
 
 
 @dataclass(frozen=True)
