@@ -15,7 +15,8 @@ def create_app(config=None):
     app = Flask(__name__, instance_relative_config=True,
                 template_folder=str(PROJECT_ROOT / "templates"),
                 static_folder=str(PROJECT_ROOT / "static"))
-    Path(app.instance_path).mkdir(parents=True, exist_ok=True)
+    # Owner only: it holds the secret key and, by default, the database.
+    Path(app.instance_path).mkdir(mode=0o700, parents=True, exist_ok=True)
     app.config.update(load_settings(app.instance_path))
     app.config.update(config or {})
     configure_logging(app)
@@ -120,6 +121,7 @@ def register_commands(app):
     from guardsvc.outbox.cli import mail_cli
     from guardsvc.blocks.cli import blocks_cli
     from guardsvc.blocks.allows_cli import allows_cli
+    from guardsvc.twofactor.cli import twofactor_cli
 
-    for group in (users_cli, tokens_cli, tickets_cli, mail_cli, blocks_cli, allows_cli):
+    for group in (users_cli, tokens_cli, tickets_cli, mail_cli, blocks_cli, allows_cli, twofactor_cli):
         app.cli.add_command(group)

@@ -37,8 +37,9 @@ def shared_secret_key(instance_path):
     if not path.exists():
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_name(f".secret_key.{os.getpid()}.{secrets.token_hex(4)}")
-        tmp.write_text(secrets.token_urlsafe(48))
-        os.chmod(tmp, 0o600)
+        # Created owner-only (no moment in which others could read it).
+        with os.fdopen(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "w") as file:
+            file.write(secrets.token_urlsafe(48))
         try:
             os.link(tmp, path)
         except FileExistsError:
@@ -77,6 +78,9 @@ def load_settings(instance_path):
         database_url = "postgresql+psycopg://" + database_url[len("postgresql://"):]
     return {
         "SECRET_KEY": _env("SECRET_KEY") or shared_secret_key(instance_path),
+        # Earlier keys still accepted (sessions, sealed secrets, recovery codes): key rotation.
+        "SECRET_KEY_FALLBACKS": [key.strip() for key in (_env("SECRET_KEY_FALLBACKS") or "").split(",")
+                                 if key.strip()],
         "SQLALCHEMY_DATABASE_URI": database_url,
         "SQLALCHEMY_ENGINE_OPTIONS": {"pool_pre_ping": True},
         "PROXY_COUNT": _env_int("PROXY_COUNT", 0),
