@@ -14,6 +14,7 @@ from werkzeug.exceptions import HTTPException
 from guardsvc import messages
 from guardsvc.addresses import UnreadableForwardedAddress
 from guardsvc.doors import answers_json
+from guardsvc.redaction import redact
 from guardsvc.stale_forms import stale_form_response
 from guardsvc.transaction import abandon, ends_with
 
@@ -225,7 +226,7 @@ def _handle_unexpected(error):
     if is_connection_problem(error):
         log.error("database unavailable: %s", error.__class__.__name__, exc_info=True)
         return render_failure(503, messages.UNAVAILABLE, headers={"Retry-After": "5"}, error=error)
-    log.exception("unexpected error on %s %s", request.method, request.path)
+    log.exception("unexpected error on %s %s", request.method, redact(request.path))
     return render_failure(500, messages.INTERNAL_ERROR, error=error)
 
 
