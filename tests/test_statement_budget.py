@@ -120,4 +120,5 @@ def test_sign_in(app, make_user, statements):
                                                 "password": "kata-sandi-rahasia-123"})
     assert response.status_code == 303
     assert kinds(seen).count("INSERT") == 1  # the sign-in history row
-    assert_budget(seen, 4)  # guard, the account, "first sign-in?", the history row
+    # guard, the account, its recent wrong passwords (throttle), "first sign-in?", the history row
+    assert_budget(seen, 5)

@@ -142,7 +142,7 @@ def sign_in(email, password, client, code=None, *, web=False):
     if throttled is not None:
         return throttled
     try:
-        user = accounts.authenticate(email, password)
+        user = accounts.verify_credentials(known, password)
     except Unauthorized as exc:
         return _refuse(WRONG_PASSWORD, client, email, known, exc)
     if web and user.is_service:
