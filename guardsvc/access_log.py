@@ -11,4 +11,5 @@ class RedactingLogger(Logger):
     """Masks secret-like runs in every part of an access line (request line, path, query, headers)."""
 
     def atoms(self, resp, req, environ, request_time):
-        return {name: redact(value) for name, value in super().atoms(resp, req, environ, request_time).items()}
+        atoms = super().atoms(resp, req, environ, request_time)
+        return {name: redact(value) for name, value in atoms.items()}

@@ -131,8 +131,9 @@ def sign_in(email, password, client, code=None, *, web=False):
     """Check e-mail and password, then the second step when the account needs it here.
 
     The second step is skipped when the account has no 2FA, or when
-    (user, IP, device) is trusted by a record with this very device id. Without ``code`` a 2FA account answers
-    ``code_required`` (the web flow then asks for the code on its own page).
+    (user, IP, device) is trusted by a record with this very device id.
+    Without ``code`` a 2FA account answers ``code_required`` (the web flow
+    then asks for the code on its own page).
     Service accounts may only use tokens, so ``web`` sign-ins refuse them.
     An account out of wrong passwords (or, past the password, of wrong codes)
     is refused with 429 before anything is checked (``signin/throttle.py``).
