@@ -2,11 +2,12 @@
 from datetime import timedelta
 
 import pytest
+from sqlalchemy.exc import OperationalError
 
 from guardsvc import clock, messages
 from guardsvc.extensions import db
 from guardsvc.identity import Client
-from guardsvc.signin import service
+from guardsvc.signin import service, throttle
 from guardsvc.signin.models import LoginEvent
 from tests.factories import PASSWORD
 from tests.pages_support import post_form, text_of
@@ -122,3 +123,14 @@ def test_settings_change_the_allowance(app, ctx, make_user, monkeypatch):
     for _ in range(2):
         service.sign_in(user.email, "salah-sekali", client_at(1))
     assert service.sign_in(user.email, PASSWORD, client_at(1)).result == "locked"
+
+
+def test_a_count_that_cannot_be_taken_refuses_the_attempt(app, client, make_user, monkeypatch):
+    user = make_user()
+
+    def unreachable(*_args, **_kwargs):
+        raise OperationalError("SELECT", {}, Exception("database is away"))
+
+    monkeypatch.setattr(throttle, "_serialize", unreachable)
+    answer = request_token(client, user.email)
+    assert answer.status_code == 503 and "token" not in answer.get_json()
