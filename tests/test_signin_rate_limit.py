@@ -12,7 +12,6 @@ import pytest
 
 from guardsvc.extensions import db
 from guardsvc.signin.models import LoginEvent
-from tests.conftest import TEST_DATABASE_URL
 from tests.factories import PASSWORD
 from tests.signin_support import TOKENS, enable_2fa, totp_code
 
@@ -67,8 +66,6 @@ def test_five_wrong_codes_over_workers_and_addresses(app, live_server, make_user
     assert history(app, user.email) == ["wrong_code"] * 5 + ["locked"]
 
 
-@pytest.mark.skipif(not TEST_DATABASE_URL.startswith("postgres"),
-                    reason="concurrent attempts on one account are serialized on PostgreSQL")
 def test_concurrent_wrong_passwords_get_exactly_the_allowance(app, live_server, make_user):
     user = make_user()
     barrier = threading.Barrier(16)

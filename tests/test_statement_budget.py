@@ -8,7 +8,6 @@ import pytest
 from sqlalchemy import event
 
 from guardsvc.extensions import db
-from tests.conftest import TEST_DATABASE_URL
 from tests.factories import submit_ticket
 from tests.pages_support import csrf_token, sign_in
 from tests.signin_support import rate_limits_off  # noqa: F401  (fixture)
@@ -121,6 +120,6 @@ def test_sign_in(app, make_user, statements):
                                                 "password": "kata-sandi-rahasia-123"})
     assert response.status_code == 303
     assert kinds(seen).count("INSERT") == 1  # the sign-in history row
-    # guard, the account, its recent wrong passwords (the throttle, which on PostgreSQL first
-    # takes the account's lock), "first sign-in?", the history row
-    assert_budget(seen, 6 if TEST_DATABASE_URL.startswith("postgres") else 5)
+    # guard, the account, the throttle (a lock, then the account's recent wrong passwords),
+    # "first sign-in?", the history row
+    assert_budget(seen, 6)
