@@ -15,7 +15,8 @@ def create_app(config=None):
     app = Flask(__name__, instance_relative_config=True,
                 template_folder=str(PROJECT_ROOT / "templates"),
                 static_folder=str(PROJECT_ROOT / "static"))
-    Path(app.instance_path).mkdir(parents=True, exist_ok=True)
+    # Owner only: it holds the secret key and, by default, the database.
+    Path(app.instance_path).mkdir(mode=0o700, parents=True, exist_ok=True)
     app.config.update(load_settings(app.instance_path))
     app.config.update(config or {})
     configure_logging(app)
@@ -65,12 +66,14 @@ def register_extensions(app):
 
 
 def register_request_hooks(app):
+    from guardsvc.addresses import require_readable_address
     from guardsvc.blocks.guard import init_guard
     from guardsvc.errors import render_unexpected
     from guardsvc.identity import issue_device_cookie
     from guardsvc.security_headers import add_security_headers
     from guardsvc.transaction import init_transactions
 
+    app.before_request(require_readable_address)
     init_guard(app)
     app.after_request(issue_device_cookie)
     app.after_request(add_security_headers)
@@ -127,7 +130,8 @@ def register_commands(app):
     from guardsvc.blocks.allows_cli import allows_cli
     from guardsvc.sessions.cli import sessions_cli
     from guardsvc.retention_cli import purge_command, worker_command
+    from guardsvc.twofactor.cli import twofactor_cli
 
     for group in (users_cli, tokens_cli, tickets_cli, mail_cli, blocks_cli, allows_cli, sessions_cli,
-                  purge_command, worker_command):
+                  twofactor_cli, purge_command, worker_command):
         app.cli.add_command(group)

@@ -6,7 +6,11 @@ operator sets ``GUARDSVC_PROXY_COUNT`` (werkzeug's ProxyFix then rewrites
 """
 import ipaddress
 
-from flask import request
+from flask import current_app, request
+
+
+class UnreadableForwardedAddress(ValueError):
+    """A trusted proxy forwarded a client address that does not parse (answered 400)."""
 
 
 def normalize_ip(value):
@@ -26,11 +30,23 @@ def normalize_ip(value):
 
 
 def client_ip():
-    """The normalized client IP of the current request."""
+    """The normalized client IP of the current request.
+
+    Behind trusted proxies (``PROXY_COUNT``) the address is the forwarded
+    entry ProxyFix took, a port allowed; one that does not parse raises
+    UnreadableForwardedAddress: a stand-in would merge strangers into one
+    identity and slip past IP blocks.
+    """
+    raw = request.remote_addr or ""
+    if current_app.config.get("PROXY_COUNT", 0) > 0 and raw:
+        try:
+            return forwarded_address(raw)
+        except ValueError as exc:
+            raise UnreadableForwardedAddress(raw) from exc
     try:
-        return normalize_ip(request.remote_addr or "")
+        return normalize_ip(raw)
     except ValueError:
-        # Unix sockets and test clients may give no address at all.
+        # A Unix socket peer has no address at all (no proxy in front: nobody chose it).
         return "0.0.0.0"
 
 
@@ -55,3 +71,8 @@ def forwarded_address(value):
             raise ValueError("malformed port")
         text = host
     return normalize_ip(text)
+
+
+def require_readable_address():
+    """before_request: a forwarded client address that does not parse is answered 400 at once."""
+    client_ip()

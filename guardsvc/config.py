@@ -37,8 +37,9 @@ def shared_secret_key(instance_path):
     if not path.exists():
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_name(f".secret_key.{os.getpid()}.{secrets.token_hex(4)}")
-        tmp.write_text(secrets.token_urlsafe(48))
-        os.chmod(tmp, 0o600)
+        # Created owner-only (no moment in which others could read it).
+        with os.fdopen(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "w") as file:
+            file.write(secrets.token_urlsafe(48))
         try:
             os.link(tmp, path)
         except FileExistsError:
@@ -77,6 +78,9 @@ def load_settings(instance_path):
         database_url = "postgresql+psycopg://" + database_url[len("postgresql://"):]
     return {
         "SECRET_KEY": _env("SECRET_KEY") or shared_secret_key(instance_path),
+        # Earlier keys still accepted (sessions, sealed secrets, recovery codes): key rotation.
+        "SECRET_KEY_FALLBACKS": [key.strip() for key in (_env("SECRET_KEY_FALLBACKS") or "").split(",")
+                                 if key.strip()],
         "SQLALCHEMY_DATABASE_URI": database_url,
         "SQLALCHEMY_ENGINE_OPTIONS": {"pool_pre_ping": True},
         "PROXY_COUNT": _env_int("PROXY_COUNT", 0),
@@ -114,7 +118,7 @@ def load_settings(instance_path):
         "ADMIN_DIGEST_MINUTES": _env_int("ADMIN_DIGEST_MINUTES", 5),
         "PENDING_PER_IP": _env_int("PENDING_PER_IP", 5),
         "APPEAL_MIN_FILL_SECONDS": _env_int("APPEAL_MIN_FILL_SECONDS", 3),
-        "TRUST_LIFETIME_DAYS": _env_int("TRUST_LIFETIME_DAYS", 0),
+        "TRUST_LIFETIME_DAYS": _env_int("TRUST_LIFETIME_DAYS", 90),
         "MAIL_SERVER": _env("MAIL_SERVER"),
         "MAIL_PORT": _env_int("MAIL_PORT", 25),
         "MAIL_USERNAME": _env("MAIL_USERNAME"),
@@ -132,6 +136,10 @@ def load_settings(instance_path):
         "SIGNIN_HISTORY_DAYS": _env_int("SIGNIN_HISTORY_DAYS", 90),
         "PURGE_INTERVAL_SECONDS": _env_int("PURGE_INTERVAL_SECONDS", 3600),
         "RATELIMIT_CODE": _env("RATELIMIT_CODE", "5 per minute;20 per hour"),
+        "RATELIMIT_CODE": _env("RATELIMIT_CODE", "10 per minute;50 per hour"),
+        "ACCOUNT_PASSWORD_FAILURES": _env_int("ACCOUNT_PASSWORD_FAILURES", 10),
+        "ACCOUNT_CODE_FAILURES": _env_int("ACCOUNT_CODE_FAILURES", 5),
+        "ACCOUNT_FAILURE_WINDOW_MINUTES": _env_int("ACCOUNT_FAILURE_WINDOW_MINUTES", 15),
         "SIGNIN_CODE_MINUTES": _env_int("SIGNIN_CODE_MINUTES", 5),
         # Server-side sessions end after this many days without a request.
         "SESSION_IDLE_DAYS": _env_int("SESSION_IDLE_DAYS", 14),

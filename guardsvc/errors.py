@@ -12,7 +12,9 @@ from sqlalchemy.exc import DBAPIError, OperationalError, InterfaceError
 from werkzeug.exceptions import HTTPException
 
 from guardsvc import messages
+from guardsvc.addresses import UnreadableForwardedAddress
 from guardsvc.doors import answers_json
+from guardsvc.redaction import redact
 from guardsvc.stale_forms import stale_form_response
 from guardsvc.transaction import abandon, ends_with
 
@@ -102,6 +104,17 @@ class TooManyPending(GuardError):
     message = messages.TICKET_NETWORK_CEILING
 
 
+class TooManyAttempts(GuardError):
+    """The account has used up its wrong passwords or codes for now (signin/throttle.py)."""
+
+    status = 429
+    message = messages.SIGNIN_THROTTLED
+
+    def __init__(self, retry_after):
+        super().__init__(headers={"Retry-After": str(retry_after)})
+        self.retry_after = retry_after
+
+
 class Blocked(GuardError):
     """The calling client is under an active block."""
 
@@ -183,6 +196,11 @@ def _retry_after(error):
     return None
 
 
+def _handle_unreadable_address(error):
+    abandon()
+    return render_failure(400, messages.FORWARDED_ADDRESS_INVALID, error=error)
+
+
 def _handle_csrf_error(error):
     if not answers_json():
         stale = stale_form_response()
@@ -208,7 +226,7 @@ def _handle_unexpected(error):
     if is_connection_problem(error):
         log.error("database unavailable: %s", error.__class__.__name__, exc_info=True)
         return render_failure(503, messages.UNAVAILABLE, headers={"Retry-After": "5"}, error=error)
-    log.exception("unexpected error on %s %s", request.method, request.path)
+    log.exception("unexpected error on %s %s", request.method, redact(request.path))
     return render_failure(500, messages.INTERNAL_ERROR, error=error)
 
 
@@ -216,5 +234,6 @@ def register_error_handlers(app):
     """Send every failure through ``render_failure``."""
     app.register_error_handler(GuardError, _handle_guard_error)
     app.register_error_handler(CSRFError, _handle_csrf_error)
+    app.register_error_handler(UnreadableForwardedAddress, _handle_unreadable_address)
     app.register_error_handler(HTTPException, _handle_http_exception)
     app.register_error_handler(Exception, _handle_unexpected)

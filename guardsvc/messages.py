@@ -194,3 +194,6 @@ TICKET_APPROVED_NOTHING_OPENED_EXPLAINED = (
     "Permohonan Anda disetujui. Saat diputuskan, tidak ada blokir yang berlaku untuk alamat IP atau "
     "perangkat Anda, jadi tidak ada yang perlu dibuka."
 )
+# Account throttles and second-step codes
+SIGNIN_THROTTLED = "Terlalu banyak percobaan masuk yang gagal untuk akun ini. Silakan coba lagi nanti."
+FIELD_BAD_CODE = "Kode hanya berisi angka 0-9 (kode aplikasi) atau huruf, angka dan tanda hubung (kode pemulihan)."

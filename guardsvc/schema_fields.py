@@ -10,8 +10,18 @@ from marshmallow import EXCLUDE, Schema, ValidationError, fields, validate
 from guardsvc import clock, messages
 from guardsvc.identity import is_valid_device_id, normalize_ip
 
-_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
-_CONTROL_SINGLE_LINE = re.compile(r"[\x00-\x1f\x7f]")
+# Lone UTF-16 surrogates are no characters: UTF-8 cannot encode them, so no
+# database, hash or page could take them.
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ud800-\udfff]")
+_CONTROL_SINGLE_LINE = re.compile(r"[\x00-\x1f\x7f\ud800-\udfff]")
+_SURROGATE = re.compile(r"[\ud800-\udfff]")
+# A TOTP code or a recovery code as typed: ASCII digits and letters, spaces, dashes.
+_CODE = re.compile(r"\A[0-9A-Za-z -]+\Z", re.ASCII)
+
+
+def has_lone_surrogate(text):
+    """True when ``text`` holds a UTF-16 surrogate on its own (no character at all)."""
+    return bool(_SURROGATE.search(text))
 
 
 class BaseSchema(Schema):
@@ -105,6 +115,21 @@ class DeviceId(Text):
         text = super()._deserialize(value, attr, data, **kwargs)
         if text and not is_valid_device_id(text):
             raise self.make_error("bad_device")
+        return text
+
+
+class SecondFactorCode(Text):
+    """A six-digit TOTP code or a recovery code: ASCII only (full-width digits are no code)."""
+
+    default_error_messages = {"bad_code": messages.FIELD_BAD_CODE}
+
+    def __init__(self, **kwargs):
+        super().__init__(max_length=32, **kwargs)
+
+    def _deserialize(self, value, attr, data, **kwargs):
+        text = super()._deserialize(value, attr, data, **kwargs)
+        if text and not _CODE.match(text):
+            raise self.make_error("bad_code")
         return text
 
 

@@ -79,7 +79,7 @@ def limited_server(app):
 
     The key prefix is this server's own, so no other run's counts leak in. Its tests
     stay apart by what the limits count: status checks from this machine (one test
-    only), wrong codes per account (a new account in each test).
+    only), wrong codes from a source address of the test's own.
     """
     server = LiveServer(workers=3, env={
         "GUARDSVC_RATELIMIT_ENABLED": "true",

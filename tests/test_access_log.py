@@ -8,8 +8,8 @@ from guardsvc.access_log import RedactingLogger, redact
 
 
 def test_secret_paths_are_redacted_and_others_kept():
-    assert redact("GET /banding/tiket/AbC-d_9xyz HTTP/1.1") == "GET /banding/tiket/[secret] HTTP/1.1"
-    assert redact("/masuk/atur-ulang/s3cr3t?x=1") == "/masuk/atur-ulang/[secret]?x=1"
+    assert redact("GET /banding/tiket/AbC-d_9xyz HTTP/1.1") == "GET /banding/tiket/[redacted] HTTP/1.1"
+    assert redact("/masuk/atur-ulang/s3cr3t?x=1") == "/masuk/atur-ulang/[redacted]?x=1"
     assert redact("GET /banding/cek?tiket=TKT-0000000A HTTP/1.1") == "GET /banding/cek?tiket=TKT-0000000A HTTP/1.1"
 
 
@@ -19,5 +19,5 @@ def test_the_gunicorn_logger_redacts_every_atom():
                "HTTP_REFERER": "http://127.0.0.1:8000/banding/tiket/rahasia123"}
     response = SimpleNamespace(status="303 SEE OTHER", sent=0, headers=[])
     atoms = RedactingLogger(Config()).atoms(response, SimpleNamespace(headers=[]), environ, timedelta(0))
-    assert atoms["r"] == "POST /banding/tiket/[secret] HTTP/1.1"
+    assert atoms["r"] == "POST /banding/tiket/[redacted] HTTP/1.1"
     assert "rahasia123" not in repr(atoms)

@@ -153,3 +153,18 @@ def test_the_confirmation_needs_csrf_and_a_session(app, client, make_user):
     user = make_user()
     browser, _ = stale_session(app, user)
     assert browser.post(CONFIRM, data={"password": PASSWORD}).status_code == 400
+
+
+def test_wrong_confirmations_use_up_the_accounts_password_guesses(app, make_user):
+    """Re-authentication is a password check like signing in: the account throttle counts it."""
+    user = make_user()
+    browser, _ = stale_session(app, user)
+    limit = app.config["ACCOUNT_PASSWORD_FAILURES"]
+    for _ in range(limit):
+        assert confirm(browser, "/akun", password="bukan-kata-sandinya").status_code == 401
+    refused = confirm(browser, "/akun")  # the right password, but no guesses are left
+    assert refused.status_code == 429 and int(refused.headers["Retry-After"]) > 0
+    assert count(app, LoginEvent, LoginEvent.user_id == user.id, LoginEvent.result == "locked") == 1
+    # The same account cannot sign in either: the count lives with the account, not the door.
+    assert app.test_client().post("/api/auth/tokens", json={"email": user.email, "password": PASSWORD}) \
+        .status_code == 429

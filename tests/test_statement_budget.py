@@ -136,4 +136,6 @@ def test_sign_in(app, make_user, statements):
                                                 "password": "kata-sandi-rahasia-123"})
     assert response.status_code == 303
     assert kinds(seen).count("INSERT") == 2  # the sign-in history row, the server-side session
-    assert_budget(seen, 5)  # guard, the account, "first sign-in?", the history row, the session
+    # guard, the account, the throttle (a lock, then the account's recent wrong passwords),
+    # "first sign-in?", the history row, the session
+    assert_budget(seen, 7)

@@ -50,5 +50,5 @@ def render_account_page(status=200, *, errors=None, values=None, error_form=None
     parts = [(section, section.context(current_user, client)) for section in _sections()]
     body = render_template("accounts/account.html", sections=parts, client=client, errors=errors,
                            values=values or {}, error_form=error_form, new_token=new_token)
-    headers = {"Cache-Control": "no-store"} if new_token else {}
-    return body, status, headers
+    # Never cached: it may show a new token or the secret of a 2FA set-up, and always personal data.
+    return body, status, {"Cache-Control": "no-store"}

@@ -8,6 +8,7 @@ from guardsvc import clock
 from guardsvc.accounts.roles import ADMIN, ROLES, SERVICE, USER
 from guardsvc.columns import one_of
 from guardsvc.extensions import db
+from guardsvc.sealing import SealedString
 
 
 class User(db.Model):
@@ -23,7 +24,8 @@ class User(db.Model):
     password_hash: Mapped[str] = mapped_column(String(255))
     role: Mapped[str] = mapped_column(String(16), default=USER)
     is_active: Mapped[bool] = mapped_column(default=True)
-    totp_secret: Mapped[str | None] = mapped_column(String(64))
+    # Encrypted at rest (guardsvc/sealing.py); the attribute holds the plain secret.
+    totp_secret: Mapped[str | None] = mapped_column(SealedString(255))
     totp_enabled_at: Mapped[datetime | None]
     # Last accepted TOTP time step: a code is never accepted twice.
     totp_last_step: Mapped[int | None]

@@ -18,8 +18,11 @@ OPERATIONS = (
                                    "memerlukan `otp` dari klien ini (`otp_required: true`).",
                                    (ERROR, OTP_REQUIRED_ERROR))},
               description="Akun dengan verifikasi dua langkah menyertakan `otp` (kode TOTP atau kode "
-                          "pemulihan), kecuali IP dan perangkat ini terpercaya. Kode salah dibatasi per IP dan "
-                          "akun (429)."),
+                          "pemulihan), kecuali IP dan perangkat ini terpercaya (dengan id perangkat yang sama). "
+                          "Setelah 10 kata sandi salah atau 5 kode salah untuk satu akun dalam 15 menit (dari IP "
+                          "mana pun), setiap upaya ditolak 429 dengan `Retry-After`, walau kata sandi atau kode "
+                          "benar. Kode salah juga dibatasi per IP (429). `otp` hanya berisi angka ASCII atau kode "
+                          "pemulihan; selain itu 422 sebelum kata sandi diperiksa."),
     Operation("accounts_api.list_tokens", "listTokens", "Daftar token akses saya", TOKENS,
               {200: Envelope(TokenSchema, many=True)}, roles=ANY_ROLE,
               description="Tanpa nilai token, hanya awalannya."),

@@ -2,7 +2,7 @@
 from marshmallow import fields
 
 from guardsvc import messages
-from guardsvc.schema_fields import BaseSchema, Email, Text, Timestamp
+from guardsvc.schema_fields import BaseSchema, Email, SecondFactorCode, Text, Timestamp
 
 
 class TokenRequestSchema(BaseSchema):
@@ -15,7 +15,7 @@ class TokenRequestSchema(BaseSchema):
     name = Text(max_length=100, load_default=None, blank_as_none=True)
     # Accounts with two-step verification: a TOTP code or a recovery code,
     # unless the calling (IP, device) is trusted.
-    otp = Text(max_length=32, load_default=None, blank_as_none=True)
+    otp = SecondFactorCode(load_default=None, blank_as_none=True)
 
 
 class TokenSchema(BaseSchema):

@@ -49,7 +49,14 @@ def authenticate(email, password):
 
     The message never says whether the e-mail exists.
     """
-    user = find_user_by_email(email)
+    return verify_credentials(find_user_by_email(email), password)
+
+
+def verify_credentials(user, password):
+    """``authenticate`` for an account already looked up (None: the e-mail named none).
+
+    An unknown account costs one password verification too, so timing tells nothing.
+    """
     if user is None:
         passwords.burn_time(password)
         raise Unauthorized(messages.BAD_CREDENTIALS)

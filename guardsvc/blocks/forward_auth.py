@@ -12,9 +12,9 @@ import hmac
 from flask import Blueprint, current_app, request, url_for
 
 from guardsvc import messages
-from guardsvc.addresses import forwarded_address
+from guardsvc.addresses import client_ip
 from guardsvc.blocks.service import find_active_block
-from guardsvc.errors import BadRequest, Blocked, Unauthorized
+from guardsvc.errors import Blocked, Unauthorized
 from guardsvc.identity import cookie_device_id, identity_headers, set_new_device_cookie
 from guardsvc.doors import json_door, never_guarded
 
@@ -34,19 +34,11 @@ def _check_secret():
         raise Unauthorized(messages.FORWARD_AUTH_SECRET_INVALID)
 
 
-def _original_client_ip():
-    # ProxyFix has already taken the entry GUARDSVC_PROXY_COUNT trusts.
-    try:
-        return forwarded_address(request.remote_addr or "")
-    except ValueError as exc:
-        raise BadRequest(messages.FORWARDED_ADDRESS_INVALID) from exc
-
-
 @bp.get("/forward-auth")
 def forward_auth():
     """Proxy sub-request: 204 when the original client may pass, 403 when it is blocked."""
     _check_secret()
-    ip_address = _original_client_ip()
+    ip_address = client_ip()  # ProxyFix has taken the entry GUARDSVC_PROXY_COUNT trusts
     device_id, local_ip = identity_headers()
     cookie_id = cookie_device_id()
     block = find_active_block(ip_address, device_id or cookie_id, local_ip)

@@ -5,6 +5,8 @@ from urllib.parse import urlsplit
 
 from flask_mail import BadHeaderError, Message, sanitize_address
 
+from guardsvc.redaction import redact
+
 log = logging.getLogger("guardsvc.mail")
 
 
@@ -36,9 +38,10 @@ class LogTransport:
         return False
 
     def send(self, outbox_message):
+        # One-time links and tokens in the text are masked: logs are read by more people than mail.
         log.info("GUARDSVC_MAIL_SERVER is not set; mail %s written to the log instead of sent\n"
                  "To: %s\nSubject: %s\n\n%s", outbox_message.id, outbox_message.recipient,
-                 outbox_message.subject, outbox_message.body_text)
+                 outbox_message.subject, redact(outbox_message.body_text))
 
 
 class SmtpTransport:

@@ -11,23 +11,17 @@ from guardsvc.identity import current_client
 from guardsvc.jsonio import json_body, ok
 from guardsvc.schema_fields import load_or_raise
 from guardsvc.signin import account
-from guardsvc.signin.limits import code_attempt_limit, remember_outcome, sign_in_limit
+from guardsvc.signin.limits import code_limit, remember_outcome, sign_in_limit
 from guardsvc.signin.schemas import AdminLoginEventSchema, LoginEventSchema, LoginQuerySchema
 from guardsvc.signin.service import sign_in_for_token
 
 bp = json_door(Blueprint("signin_api", __name__, url_prefix="/api"))
 
 
-def _email_in_body():
-    body = request.get_json(silent=True)
-    email = body.get("email") if isinstance(body, dict) else None
-    return email if isinstance(email, str) else ""
-
-
 @bp.post("/auth/tokens")
 @public_json
 @sign_in_limit
-@code_attempt_limit(_email_in_body)
+@code_limit
 def create_token():
     """Exchange e-mail, password (and ``otp`` on an untrusted device with 2FA) for a token."""
     data = load_or_raise(TokenRequestSchema(), json_body())

@@ -1,25 +1,19 @@
-"""Rate limits of signing in, each one bucket shared by every door (API and pages).
+"""Per-IP rate limits of signing in, each one bucket shared by every door (API and pages).
+
+They limit volume from one address. How many wrong passwords and codes an
+account may take is counted in the database instead (``signin/throttle.py``),
+so that it holds across workers, machines and addresses.
 
 ``sign_in_limit``: password attempts per client IP (``RATELIMIT_AUTH``), the
 same quota whether they come to /masuk or to ``POST /api/auth/tokens``.
 
-``code_attempt_limit``: wrong second-step codes per client IP and account.
+``code_limit``: wrong second-step codes per client IP (``RATELIMIT_CODE``).
 Only wrong codes count (``deduct_when``), so a person who types the right code
-is never slowed down; once the limit is reached every code is refused until
-the window passes, even a right one, and the history records ``locked``.
+is never slowed down.
 """
-import logging
-
 from flask import g
 
-from guardsvc.errors import GuardError
 from guardsvc.extensions import configured_limit, limiter
-from guardsvc.identity import client_ip, current_client
-from guardsvc.signin.service import record_lockout
-from guardsvc.transaction import keep_writes
-
-log = logging.getLogger(__name__)
-SCOPE = "signin-code"
 
 sign_in_limit = limiter.shared_limit(configured_limit("RATELIMIT_AUTH"), scope="sign-in")
 
@@ -34,18 +28,5 @@ def _wrong_code(_response):
     return g.get("signin_result") == "wrong_code"
 
 
-def code_attempt_limit(account_email):
-    """Decorator for a view that checks codes; ``account_email()`` names the account tried."""
-    def key():
-        return f"{client_ip()}|{(account_email() or '').strip().lower()}"
-
-    def on_breach(_limit):
-        try:
-            record_lockout(current_client(), account_email())
-            keep_writes()  # the 429 answer keeps the recorded lockout
-        except GuardError:  # malformed identity headers: the 429 still stands
-            pass
-        return None
-
-    return limiter.shared_limit(configured_limit("RATELIMIT_CODE"), scope=SCOPE,
-                                key_func=key, deduct_when=_wrong_code, on_breach=on_breach)
+code_limit = limiter.shared_limit(configured_limit("RATELIMIT_CODE"), scope="signin-code",
+                                  deduct_when=_wrong_code)

@@ -12,6 +12,7 @@ from guardsvc.extensions import db
 SUCCESS_RESULTS = ("success", "2fa_skipped", "2fa_passed", "recovery_code_used")
 FAILURE_RESULTS = ("wrong_password", "code_required", "wrong_code", "locked", "not_allowed")
 RESULTS = SUCCESS_RESULTS + FAILURE_RESULTS
+EMAIL_MAX = 150
 
 
 class LoginEvent(db.Model):
@@ -20,13 +21,15 @@ class LoginEvent(db.Model):
         CheckConstraint(one_of("result", RESULTS), name="result"),
         Index("ix_login_events_user_id_created_at", "user_id", "created_at"),
         Index("ix_login_events_created_at", "created_at"),
+        # Counting an unknown e-mail's recent failures (signin/throttle.py).
+        Index("ix_login_events_email_created_at", "email", "created_at"),
     )
 
     id: Mapped[int] = mapped_column(primary_key=True)
     created_at: Mapped[datetime] = mapped_column(default=clock.utcnow)
     # Null when the e-mail matches no account.
     user_id: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
-    email: Mapped[str] = mapped_column(String(150))
+    email: Mapped[str] = mapped_column(String(EMAIL_MAX))
     ip_address: Mapped[str] = mapped_column(String(45))
     device_id: Mapped[str | None] = mapped_column(String(64))
     user_agent: Mapped[str | None] = mapped_column(String(255))

@@ -3,6 +3,10 @@
 It lives in the (signed) session cookie: who passed the password step, a
 stamp of the account's password at that moment (signin.service.account_stamp),
 where to go afterwards, and until when the code may be entered. Nobody is signed in while it exists.
+
+A copy of the cookie replayed from other addresses or workers gains no extra
+guesses: wrong codes are counted per account in the login history
+(``signin/throttle.py``), wherever they come from.
 """
 import calendar
 
@@ -33,12 +37,6 @@ def current():
     if not isinstance(state, dict) or state.get("expires", 0) < _now():
         return None
     return state
-
-
-def email():
-    """The e-mail of the account waiting for its code ('' when none): the rate-limit key."""
-    state = current()
-    return state["email"] if state else ""
 
 
 def clear():

@@ -1,7 +1,7 @@
 """Shapes of login history records and queries."""
 from marshmallow import fields
 
-from guardsvc.schema_fields import BaseSchema, Choice, Integer, Nullable, Timestamp
+from guardsvc.schema_fields import BaseSchema, Choice, Integer, Nullable, SecondFactorCode, Timestamp
 from guardsvc.signin.models import RESULTS
 from guardsvc.useragent import describe_user_agent
 
@@ -32,3 +32,9 @@ class LoginQuerySchema(BaseSchema):
 
     limit = Integer(strict=False, maximum=500, load_default=100)
     result = Choice(RESULTS, load_default=None, blank_as_none=True)
+
+
+class CodeStepSchema(BaseSchema):
+    """The code step of the web sign-in (``/masuk/kode``): a TOTP or recovery code."""
+
+    code = SecondFactorCode(required=True)

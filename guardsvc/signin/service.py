@@ -12,15 +12,15 @@ from sqlalchemy import func, select
 from guardsvc import clock, messages
 from guardsvc.accounts import passwords, service as accounts
 from guardsvc.accounts.models import User
-from guardsvc.errors import Forbidden, GuardError, Unauthorized, ValidationFailed
+from guardsvc.errors import Forbidden, GuardError, TooManyAttempts, Unauthorized, ValidationFailed
 from guardsvc.extensions import db
 from guardsvc.sessions import service as sessions
 from guardsvc.signin.alerts import queue_signin_alert
 from guardsvc.signin.models import SUCCESS_RESULTS, LoginEvent
-from guardsvc.trust.service import is_trusted, trust_device
+from guardsvc.signin.throttle import WRONG_CODE, WRONG_PASSWORD, account_email, check_account_throttle
+from guardsvc.trust.service import is_trusted, skips_code_step, trust_device
 from guardsvc.twofactor.service import verify_second_factor
 
-EMAIL_MAX = 150
 SECOND_FACTOR_RESULTS = {"totp": "2fa_passed", "recovery": "recovery_code_used"}
 
 
@@ -56,7 +56,7 @@ class SignInOutcome:
 def record_attempt(result, client, email, user=None, *, alerted=False):
     """Add one row to the login history (in the caller's transaction)."""
     event = LoginEvent(created_at=clock.utcnow(), user_id=user.id if user else None,
-                       email=(email or "").strip().lower()[:EMAIL_MAX], ip_address=client.ip_address,
+                       email=account_email(email), ip_address=client.ip_address,
                        device_id=client.device_id, user_agent=client.user_agent, result=result,
                        alerted=alerted)
     db.session.add(event)
@@ -109,10 +109,22 @@ def _refuse(result, client, email, user, error):
     return SignInOutcome(record_attempt(result, client, email, user), user, error)
 
 
+def _throttled(failure, client, email, user):
+    """A refusal recorded as ``locked`` when the account has no ``failure`` left, else None."""
+    try:
+        check_account_throttle(failure, user=user, email=email)
+    except TooManyAttempts as error:
+        return _refuse("locked", client, email, user, error)
+    return None
+
+
 def _check_code(user, client, email, code):
+    throttled = _throttled(WRONG_CODE, client, email, user)
+    if throttled is not None:
+        return throttled
     method = verify_second_factor(user, code)
     if method is None:
-        return _refuse("wrong_code", client, email, user,
+        return _refuse(WRONG_CODE, client, email, user,
                        Unauthorized(messages.TOTP_WRONG_CODE, extra={"otp_required": True}))
     return _succeed(user, client, email, SECOND_FACTOR_RESULTS[method])
 
@@ -121,24 +133,33 @@ def sign_in(email, password, client, code=None, *, web=False):
     """Check e-mail and password, then the second step when the account needs it here.
 
     The second step is skipped when the account has no 2FA, or when
-    (user, IP, device) is trusted. Without ``code`` a 2FA account answers
-    ``code_required`` (the web flow then asks for the code on its own page).
+    (user, IP, device) is trusted by a record with this very device id.
+    Without ``code`` a 2FA account answers ``code_required`` (the web flow
+    then asks for the code on its own page).
     Service accounts may only use tokens, so ``web`` sign-ins refuse them.
+    An account out of wrong passwords (or, past the password, of wrong codes)
+    is refused with 429 before anything is checked (``signin/throttle.py``).
     """
+    known = accounts.find_user_by_email(email)
+    throttled = _throttled(WRONG_PASSWORD, client, email, known)
+    if throttled is not None:
+        return throttled
     try:
-        user = accounts.authenticate(email, password)
+        user = accounts.verify_credentials(known, password)
     except Unauthorized as exc:
-        return _refuse("wrong_password", client, email, accounts.find_user_by_email(email), exc)
+        return _refuse(WRONG_PASSWORD, client, email, known, exc)
     if web and user.is_service:
         # Only reached with the right password, so this reveals nothing to a guesser.
         return _refuse("not_allowed", client, email, user, Forbidden(messages.SERVICE_ACCOUNT_NO_WEB))
     if not user.has_2fa:
         return _succeed(user, client, email, "success")
-    if is_trusted(user.id, client.ip_address, client.device_id):
+    if skips_code_step(user.id, client.ip_address, client.device_id):
         return _succeed(user, client, email, "2fa_skipped")
     if not code:
-        return _refuse("code_required", client, email, user,
-                       Unauthorized(messages.TOTP_CODE_REQUIRED, extra={"otp_required": True}))
+        # A code step that could only be refused is not offered.
+        return _throttled(WRONG_CODE, client, email, user) or _refuse(
+            "code_required", client, email, user,
+            Unauthorized(messages.TOTP_CODE_REQUIRED, extra={"otp_required": True}))
     return _check_code(user, client, email, code)
 
 
@@ -157,7 +178,7 @@ def sign_in_with_code(user_id, stamp, code, client, *, trust_this_device=False):
     """
     user = db.session.get(User, user_id)
     if user is None or not user.is_active or account_stamp(user) != stamp or not user.has_2fa:
-        outcome = _refuse("wrong_code", client, user.email if user else "", user,
+        outcome = _refuse(WRONG_CODE, client, user.email if user else "", user,
                           Unauthorized(messages.SIGNIN_CODE_EXPIRED))
         outcome.restart = True
         return outcome
@@ -181,17 +202,18 @@ def reauthenticate(user, password, code, client, session_record):
     Success stamps ``session_record`` as re-authenticated. Each failure is
     written to the sign-in history (``wrong_password`` / ``wrong_code``) and
     kept, like a failed sign-in, then raised as ValidationFailed on its field.
+    The account throttle counts these failures with those of signing in: an
+    account out of guesses is refused (429, ``locked``) before anything is checked.
     """
+    for failure in (WRONG_PASSWORD,) + ((WRONG_CODE,) if user.has_2fa else ()):
+        throttled = _throttled(failure, client, user.email, user)
+        if throttled is not None:
+            raise throttled.error
     if not isinstance(password, str) or not passwords.verify_password(user.password_hash, password):
-        raise _refuse("wrong_password", client, user.email, user,
+        raise _refuse(WRONG_PASSWORD, client, user.email, user,
                       ValidationFailed({"password": [messages.WRONG_PASSWORD]})).error
     if user.has_2fa and verify_second_factor(user, code) is None:
-        raise _refuse("wrong_code", client, user.email, user,
+        raise _refuse(WRONG_CODE, client, user.email, user,
                       ValidationFailed({"code": [messages.TOTP_WRONG_CODE]})).error
     sessions.mark_reauthenticated(session_record)
     return session_record
-
-
-def record_lockout(client, email):
-    """Note in the history that code guesses for this account were cut off (rate limit)."""
-    return record_attempt("locked", client, email, accounts.find_user_by_email(email or ""))

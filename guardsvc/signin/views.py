@@ -11,7 +11,8 @@ from guardsvc.pages.forms import load_form
 from guardsvc.pages.navigation import safe_next
 from guardsvc.stale_forms import rerender_when_stale
 from guardsvc.signin import pending, service
-from guardsvc.signin.limits import code_attempt_limit, remember_outcome, sign_in_limit
+from guardsvc.signin.schemas import CodeStepSchema
+from guardsvc.signin.limits import code_limit, remember_outcome, sign_in_limit
 from guardsvc.transaction import ends_with
 
 bp = Blueprint("signin_pages", __name__)
@@ -29,9 +30,9 @@ def _next_target(value):
     return safe_next(value, default=url_for("account_pages.account"))
 
 
-def _render_sign_in(email="", next_url="", *, errors=None, failure=None, status=200):
+def _render_sign_in(email="", next_url="", *, errors=None, failure=None, status=200, headers=None):
     return render_template("signin/sign_in.html", values={"email": email}, next_url=next_url,
-                           errors=errors, failure=failure), status
+                           errors=errors, failure=failure), status, headers or {}
 
 
 @rerender_when_stale("signin_pages.sign_in_submit")
@@ -64,7 +65,7 @@ def sign_in_submit():
         return pending.begin_code_step(outcome.user, next_url)
     if outcome.error:
         return _render_sign_in(values["email"], next_url, failure=ends_with(outcome.error).message,
-                               status=outcome.error.status)
+                               status=outcome.error.status, headers=outcome.error.headers)
     start_session(outcome.user, current_client())
     return redirect(_next_target(next_url), code=303)
 
@@ -75,8 +76,8 @@ def _expired():
     return redirect(url_for(".sign_in"), code=303)
 
 
-def _render_code_form(failure=None, status=200, trust=False):
-    return render_template("signin/code.html", failure=failure, trust=trust), status
+def _render_code_form(failure=None, status=200, trust=False, headers=None):
+    return render_template("signin/code.html", failure=failure, trust=trust), status, headers or {}
 
 
 @bp.get("/masuk/kode")
@@ -88,20 +89,23 @@ def code_form():
 
 
 @bp.post("/masuk/kode")
-@code_attempt_limit(pending.email)
+@code_limit
 def code_submit():
     """Check the code; on success the session starts and the person goes on."""
     state = pending.current()
     if state is None:
         return _expired()
     trust = request.form.get("trust") == "1"
+    data, errors, _ = load_form(CodeStepSchema(), request.form, ("code",))
+    if errors:  # not a code at all (full-width digits, say): no guess to count
+        return _render_code_form(errors["code"][0], 422, trust)
     outcome = remember_outcome(service.sign_in_with_code(state["user_id"], state["stamp"],
-                                                 request.form.get("code", ""), current_client(),
-                                                 trust_this_device=trust))
+                                                         data["code"], current_client(),
+                                                         trust_this_device=trust))
     if outcome.signed_in:
         start_session(outcome.user, current_client())
         return redirect(_next_target(state["next"]), code=303)
     ends_with(outcome.error)
     if outcome.restart:
         return _expired()
-    return _render_code_form(outcome.error.message, 401, trust)
+    return _render_code_form(outcome.error.message, outcome.error.status, trust, outcome.error.headers)

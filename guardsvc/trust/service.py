@@ -88,6 +88,16 @@ def is_trusted(user_id, ip_address, device_id):
     return db.session.scalar(query.limit(1)) is not None
 
 
+def skips_code_step(user_id, ip_address, device_id):
+    """True when a sign-in may skip the code step: trusted here, by a record with this device id.
+
+    An IP address is shared by strangers, so a record without a device id
+    (saved by a script that sent no ``X-Device-Id``) never skips it on its own;
+    it still answers the host check.
+    """
+    return device_id is not None and is_trusted(user_id, ip_address, device_id)
+
+
 def list_trusted(user):
     """The user's records, active first, newest first."""
     return db.session.scalars(select(TrustedIp).where(TrustedIp.user_id == user.id).order_by(

@@ -13,7 +13,8 @@ class RecoveryCode(db.Model):
 
     id: Mapped[int] = mapped_column(primary_key=True)
     user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
-    # SHA-256 of the normalized code; the code itself is shown once and never stored.
+    # HMAC-SHA256 (key from SECRET_KEY) of the SHA-256 of the normalized code
+    # (guardsvc/sealing.py); the code itself is shown once and never stored.
     code_hash: Mapped[str] = mapped_column(String(64), unique=True)
     created_at: Mapped[datetime] = mapped_column(default=clock.utcnow)
     used_at: Mapped[datetime | None]

@@ -6,7 +6,6 @@ conditional UPDATE that only succeeds for a later step, so even two concurrent
 requests with the same code cannot both pass.
 """
 import calendar
-import hashlib
 import re
 import secrets
 from dataclasses import dataclass
@@ -14,6 +13,7 @@ from dataclasses import dataclass
 import pyotp
 import segno
 from sqlalchemy import delete, func, or_, select, update
+from sqlalchemy.orm.attributes import flag_modified
 
 from guardsvc import clock, messages
 from guardsvc.accounts import notices, passwords
@@ -21,6 +21,7 @@ from guardsvc.accounts.models import User
 from guardsvc.accounts.service import audit_account
 from guardsvc.errors import InvalidState, ValidationFailed
 from guardsvc.extensions import db
+from guardsvc.sealing import code_digests
 from guardsvc.twofactor.models import RecoveryCode
 
 ISSUER = "guardsvc"
@@ -29,7 +30,7 @@ VALID_WINDOW = 1
 RECOVERY_CODE_COUNT = 10
 # Unambiguous alphabet (no 0/O, 1/I/L): codes are read from paper and typed by hand.
 RECOVERY_ALPHABET = "abcdefghjkmnpqrstuvwxyz23456789"
-_TOTP_RE = re.compile(r"\A\d{6}\Z")
+_TOTP_RE = re.compile(r"\A[0-9]{6}\Z")
 
 
 @dataclass(frozen=True)
@@ -51,7 +52,7 @@ def _normalize(code):
 
 
 def _hash_recovery(code):
-    return hashlib.sha256(_normalize(code).encode("utf-8")).hexdigest()
+    return code_digests(_normalize(code))[0]
 
 
 def enrolment_for(user):
@@ -115,7 +116,7 @@ def _use_recovery_code(user, code):
         return False
     return db.session.execute(
         update(RecoveryCode).where(RecoveryCode.user_id == user.id,
-                                   RecoveryCode.code_hash == _hash_recovery(normalized),
+                                   RecoveryCode.code_hash.in_(code_digests(normalized)),
                                    RecoveryCode.used_at.is_(None))
         .values(used_at=clock.utcnow()).execution_options(synchronize_session=False)).rowcount == 1
 
@@ -216,3 +217,12 @@ def remaining_recovery_codes(user):
     """How many unused recovery codes the user still has."""
     return db.session.scalar(select(func.count()).select_from(RecoveryCode).where(
         RecoveryCode.user_id == user.id, RecoveryCode.used_at.is_(None)))
+
+
+def reseal_secrets():
+    """Seal every stored TOTP secret again under the current key (after a key rotation); returns the count."""
+    users = db.session.scalars(select(User).where(User.totp_secret.is_not(None))).all()
+    for user in users:
+        flag_modified(user, "totp_secret")  # written again, so sealed under the current key
+    db.session.flush()
+    return len(users)
