@@ -98,7 +98,7 @@ def register_blueprints(app):
     from guardsvc.accounts.views import bp as account_pages
     from guardsvc.accounts.session_views import bp as session_pages
     from guardsvc.signin.reauth_views import bp as reauth_pages
-    from guardsvc.accounts.recovery_views import bp as recovery_pages
+    from guardsvc.signin.recovery_views import bp as recovery_pages
     from guardsvc.trust.views import bp as trust_pages
     from guardsvc.signin.views import bp as signin_pages
     from guardsvc.signin.account_views import bp as security_pages

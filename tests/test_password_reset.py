@@ -185,3 +185,28 @@ def _link_from_outbox(app, email):
             OutboxMessage.recipient == email, OutboxMessage.kind == "password_reset")
             .order_by(OutboxMessage.id.desc())).first()
         return LINK.search(message.body_text).group(1)
+
+
+@pytest.mark.parametrize("ticked", [(), ("revoke_tokens", "revoke_devices")])
+def test_a_reset_revokes_tokens_and_trusted_devices_only_when_ticked(app, make_user, make_token, ticked):
+    from guardsvc.accounts.models import ApiToken
+    from guardsvc.identity import Client
+    from guardsvc.trust import service as trust
+    from guardsvc.trust.models import TrustedIp
+
+    user = make_user()
+    make_token(user)
+    with app.app_context():
+        trust.trust_device(db.session.get(User, user.id), Client("192.0.2.10", "ponsel-1", None, BROWSER_UA),
+                           device_name="Ponsel")
+        db.session.commit()
+    browser = app.test_client()
+    ask_for_link(browser, user.email)
+    path = _link_from_outbox(app, user.email)
+    form = {"password": NEW_PASSWORD, "confirmation": NEW_PASSWORD, **dict.fromkeys(ticked, "1")}
+    assert post_form(browser, path, form, page=path).status_code == 303
+    with app.app_context():
+        tokens = db.session.scalars(select(ApiToken).where(ApiToken.user_id == user.id)).all()
+        devices = db.session.scalars(select(TrustedIp).where(TrustedIp.user_id == user.id)).all()
+        assert [t.revoked_at is not None for t in tokens] == [bool(ticked)]
+        assert [d.is_active for d in devices] == [not ticked]

@@ -1,14 +1,20 @@
-"""HTML door for forgotten passwords: ask for a link (/masuk/lupa), use it (/masuk/atur-ulang/<secret>)."""
+"""HTML door for forgotten passwords: ask for a link (/masuk/lupa), use it (/masuk/atur-ulang/<secret>).
+
+It lives with signing in because a reset may also revoke trusted devices, which
+the accounts package never reaches (no import cycles).
+"""
 from flask import Blueprint, flash, redirect, render_template, request, url_for
 
 from guardsvc import messages
 from guardsvc.accounts import resets
+from guardsvc.accounts import service as accounts
 from guardsvc.accounts.notices import unlinkable
 from guardsvc.accounts.schemas import ResetRequestSchema
 from guardsvc.errors import ValidationFailed
 from guardsvc.extensions import configured_limit, limiter
 from guardsvc.identity import current_client
 from guardsvc.pages.forms import load_form
+from guardsvc.trust import service as trust
 
 bp = Blueprint("recovery_pages", __name__)
 bp.add_app_template_filter(unlinkable, "unlinkable")
@@ -59,14 +65,21 @@ def reset_form(secret):
 
 @bp.post("/masuk/atur-ulang/<secret>")
 def reset_submit(secret):
-    """Set the new password (typed twice); the link is used up, two-step verification stays."""
+    """Set the new password (typed twice); the link is used up, two-step verification stays.
+
+    Every session ends; tokens and trusted devices too when the person ticks them.
+    """
     form = request.form
     try:
-        _user, problem = resets.complete_reset(secret, form.get("password", ""), form.get("confirmation", ""),
-                                               current_client())
+        user, problem = resets.complete_reset(secret, form.get("password", ""), form.get("confirmation", ""),
+                                              current_client())
     except ValidationFailed as failure:
         return _render_reset(secret, failure.errors, 422)
     if problem:
         return _render_unusable(problem)
+    if form.get("revoke_tokens") == "1":
+        accounts.revoke_all_tokens(user)
+    if form.get("revoke_devices") == "1":
+        trust.revoke_all(user)
     flash(messages.RESET_DONE, "success")
     return redirect(url_for("signin_pages.sign_in"), code=303)
