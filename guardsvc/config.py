@@ -135,7 +135,6 @@ def load_settings(instance_path):
         "RETENTION_DAYS": _env_int("RETENTION_DAYS", 30),
         "SIGNIN_HISTORY_DAYS": _env_int("SIGNIN_HISTORY_DAYS", 90),
         "PURGE_INTERVAL_SECONDS": _env_int("PURGE_INTERVAL_SECONDS", 3600),
-        "RATELIMIT_CODE": _env("RATELIMIT_CODE", "5 per minute;20 per hour"),
         "RATELIMIT_CODE": _env("RATELIMIT_CODE", "10 per minute;50 per hour"),
         "ACCOUNT_PASSWORD_FAILURES": _env_int("ACCOUNT_PASSWORD_FAILURES", 10),
         "ACCOUNT_CODE_FAILURES": _env_int("ACCOUNT_CODE_FAILURES", 5),

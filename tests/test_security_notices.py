@@ -8,6 +8,7 @@ from guardsvc.accounts.models import User
 from guardsvc.extensions import db
 from guardsvc.identity import Client
 from guardsvc.outbox.models import OutboxMessage
+from guardsvc.outbox.service import messages_to
 from guardsvc.twofactor import service as twofactor
 from tests.factories import PASSWORD
 from tests.pages_support import post_form, sign_in
@@ -19,9 +20,9 @@ FORGOT_URL = "http://127.0.0.1:8000/masuk/lupa"
 
 
 def queued(app, email, kind):
+    """The messages of ``kind`` queued for ``email``, oldest first."""
     with app.app_context():
-        return db.session.scalars(select(OutboxMessage).where(
-            OutboxMessage.recipient == email, OutboxMessage.kind == kind)).all()
+        return messages_to(email, kind)
 
 
 def queued_now(email, kind):

@@ -3,7 +3,7 @@ import pytest
 from sqlalchemy import select
 
 from guardsvc.extensions import db
-from guardsvc.outbox.models import OutboxMessage
+from guardsvc.outbox.service import messages_to
 from guardsvc.signin.models import LoginEvent
 from tests.signin_support import (PHONE_UA, enable_2fa, rate_limits_off,  # noqa: F401
                                   request_token, totp_code)
@@ -19,8 +19,7 @@ def history(app, email):
 
 def alerts(app, email):
     with app.app_context():
-        return db.session.scalars(select(OutboxMessage).where(
-            OutboxMessage.recipient == email, OutboxMessage.kind == "signin_alert")).all()
+        return messages_to(email, "signin_alert")
 
 
 def trust(client, token, ip="198.51.100.20", device="laptop-1"):

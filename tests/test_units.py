@@ -103,3 +103,17 @@ def test_canonical_network(raw, expected):
 def test_canonical_network_refuses_host_bits():
     with pytest.raises(ValueError):
         canonical_network("10.0.0.1/8")
+
+
+def test_settings_and_messages_are_each_defined_once():
+    """A setting or a message written twice silently keeps the last value; neither file allows it."""
+    import ast
+    from pathlib import Path
+
+    package = Path(__file__).resolve().parent.parent / "guardsvc"
+    settings = [key.value for node in ast.walk(ast.parse((package / "config.py").read_text()))
+                if isinstance(node, ast.Dict) for key in node.keys if isinstance(key, ast.Constant)]
+    names = [target.id for node in ast.parse((package / "messages.py").read_text()).body
+             if isinstance(node, ast.Assign) for target in node.targets]
+    assert [key for key in settings if settings.count(key) > 1] == []
+    assert [name for name in names if names.count(name) > 1] == []
