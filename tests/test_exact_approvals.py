@@ -133,6 +133,13 @@ def test_approval_with_nothing_to_open_says_so(client, bearer, app):
     assert set(check) == {"ticket_number", "status", "created_at", "resolved_at", "admin_notes"}
 
 
+def test_the_approve_button_promises_nothing_when_nothing_blocks_the_appellant(client, make_user, make_ticket):
+    sign_in_session(client, make_user(role="admin"))
+    html = text_of(client.get(f"/admin/tiket/{make_ticket(APPELLANT_IP).ticket_number}"))
+    assert "Persetujuan tidak akan membuka blokir apa pun." in html
+    assert ">Setujui</button>" in html and "buka blokir</button>" not in html
+
+
 def test_status_page_says_opened_when_a_block_was_lifted(client, bearer, make_block):
     make_block(network=APPELLANT_IP)
     number = submit_ticket(client, ip=APPELLANT_IP).get_json()["ticket_number"]
@@ -149,5 +156,6 @@ def test_decision_page_lists_what_approval_will_do(client, make_user, make_block
     html = text_of(client.get(f"/admin/tiket/{number}"))
     assert single in html and f'name="lift_range" value="{wide}"' in html
     assert "laptop-budi</span> (ID perangkat)" in html
+    assert ">Setujui dan buka blokir</button>" in html
     post_form(client, f"/admin/tiket/{number}/putuskan", {"action": "approve"}, page=f"/admin/tiket/{number}")
     assert "Persetujuan ini membuka akses pemohon" in text_of(client.get(f"/admin/tiket/{number}"))
