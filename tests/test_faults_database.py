@@ -15,7 +15,7 @@ from tests.pages_support import sign_in_session, text_of
 pytestmark = pytest.mark.faults
 needs_postgres = pytest.mark.skipif(not TEST_DATABASE_URL.startswith("postgres"),
                                     reason="needs a PostgreSQL test database to cut")
-PAGES = ["/", "/banding", "/cek-status", "/akun", "/admin"]
+PAGES = ["/", "/banding", "/banding/cek", "/akun", "/admin"]
 API = ["/api/admin/tickets", "/api/auth/tokens", "/readyz"]
 OUTAGE_TITLE = "Layanan sedang terganggu"
 
