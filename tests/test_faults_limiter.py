@@ -51,20 +51,13 @@ def test_limits_are_counted_in_redis_while_it_is_up(limited_app, redis_server): 
     assert checks(client, 4, "198.51.100.1") == [404, 404, 404, 429]
 
 
-def test_redis_down_fails_open_to_memory(limited_app, redis_server):  # noqa: F811
+@pytest.mark.parametrize("fault", ["down", "hung"])
+def test_redis_down_or_hung_fails_open_to_memory(limited_app, redis_server, fault):  # noqa: F811
     client = limited_app.test_client()
     assert checks(client, 1, "198.51.100.2") == [404]
     assert redis_keys(redis_server)
-    redis_server.stop()
-    answers_without_redis(client, "198.51.100.3", "down")
-
-
-def test_redis_hung_fails_open_to_memory(limited_app, redis_server):  # noqa: F811
-    client = limited_app.test_client()
-    assert checks(client, 1, "198.51.100.4") == [404]
-    assert redis_keys(redis_server)
-    redis_server.freeze()
-    answers_without_redis(client, "198.51.100.5", "hung")
+    {"down": redis_server.stop, "hung": redis_server.freeze}[fault]()
+    answers_without_redis(client, "198.51.100.3", fault)
 
 
 def test_redis_restarted_is_used_again(limited_app, redis_server):  # noqa: F811
