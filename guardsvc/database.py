@@ -4,16 +4,18 @@ Every wait on the database has an end, so that a database that is down or
 hangs costs a request a few seconds and a 503, never a worker stuck for good:
 
 - PostgreSQL: ``connect_timeout`` for a new connection, the server's
-  ``statement_timeout`` for a slow statement, and a client-side limit on every
-  wait for an answer (statement timeout plus a grace second) for a server or
-  network that stops answering altogether: the server cannot time out what it
-  never receives. A connection that overran is closed, so the pool drops it.
+  ``statement_timeout`` for a slow statement, and, while serving a request, a
+  client-side limit on every wait for an answer (statement timeout plus a
+  grace second) for a server or network that stops answering altogether: the
+  server cannot time out what it never receives. A connection that overran is
+  closed, so the pool drops it.
 - SQLite: ``busy_timeout`` for a writer waiting for another process's lock.
 - Both: the pool's wait for a free connection.
 """
 import logging
 
 import psycopg
+from flask import has_request_context
 from sqlalchemy import event
 
 from guardsvc.extensions import db
@@ -55,14 +57,19 @@ def _bounded_connect(answer_limit):
 
 
 class BoundedConnection(psycopg.Connection):
-    """A psycopg connection that waits for the server at most ``answer_limit`` seconds per operation."""
+    """A psycopg connection that, serving a request, waits for the server at most ``answer_limit`` s per operation.
+
+    Commands (migrations building an index, bulk loads) may legitimately wait
+    longer and are left to the server's own ``statement_timeout``.
+    """
 
     answer_limit = None
 
     def wait(self, gen, interval=0.1, timeout=None):
+        if timeout is None and has_request_context():
+            timeout = self.answer_limit
         try:
-            return super().wait(gen, interval=interval,
-                                timeout=timeout if timeout is not None else self.answer_limit)
+            return super().wait(gen, interval=interval, timeout=timeout)
         except psycopg.errors._WaitTimeout:  # psycopg's own "timeout expired" (private name)
             log.error("the database did not answer within %.1f s: closing the connection",
                       self.answer_limit)

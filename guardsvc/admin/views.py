@@ -15,7 +15,7 @@ from guardsvc.blocks import service as blocks
 from guardsvc.blocks.schemas import BlockCreateSchema, BlockLiftSchema, BlockListQuerySchema
 from guardsvc.errors import InvalidState
 from guardsvc.identity import client_ip
-from guardsvc.listing import SearchQuerySchema, query_args
+from guardsvc.listing import COUNT_CAP, SearchQuerySchema, query_args
 from guardsvc.pages.forms import load_form
 from guardsvc.schema_fields import load_or_raise
 from guardsvc.signin import account as signin_account
@@ -42,7 +42,7 @@ def queue():
     filters = _list_query(TicketListQuerySchema())
     return render_template(
         "admin/queue.html", page=appeals.search_tickets(**filters), filters=filters,
-        counts=appeals.count_by_status(), chart=stacked_columns(appeals.tickets_per_day(CHART_DAYS)))
+        counts=appeals.count_by_status(), count_cap=COUNT_CAP, chart=stacked_columns(appeals.tickets_per_day(CHART_DAYS)))
 
 
 def _render_ticket(ticket_number, *, values=None, errors=None, status=200):
