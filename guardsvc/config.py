@@ -82,6 +82,9 @@ def load_settings(instance_path):
         database_url = "postgresql+psycopg://" + database_url[len("postgresql://"):]
     storage_uri = _env("RATELIMIT_STORAGE_URI", "memory://")
     storage_timeout = _env_float("RATELIMIT_STORAGE_TIMEOUT_SECONDS", 0.5)
+    if storage_uri.startswith("memory://"):
+        # The same in-process store with a ceiling on its counters (guardsvc.ratelimit_memory).
+        storage_uri = f"guardsvc-memory://?max_keys={_env_int('RATELIMIT_MEMORY_MAX_KEYS', 50_000)}"
     return {
         "SECRET_KEY": _env("SECRET_KEY") or shared_secret_key(instance_path),
         "SQLALCHEMY_DATABASE_URI": database_url,

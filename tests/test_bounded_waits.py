@@ -1,7 +1,10 @@
 """Every wait on a dependency has an end that the settings name."""
 from sqlalchemy import text
 
+from limits.storage import storage_from_string
+
 from guardsvc.config import load_settings
+from guardsvc.ratelimit_memory import BoundedMemoryStorage
 from guardsvc.extensions import db
 
 
@@ -20,6 +23,23 @@ def test_redis_rate_limit_store_gets_socket_timeouts(monkeypatch, tmp_path):
     assert settings["RATELIMIT_STORAGE_OPTIONS"] == {"socket_timeout": 0.25, "socket_connect_timeout": 0.25}
 
 
-def test_memory_rate_limit_store_gets_no_socket_options(monkeypatch, tmp_path):
+def test_memory_rate_limit_store_is_the_bounded_one(monkeypatch, tmp_path):
     monkeypatch.setenv("GUARDSVC_RATELIMIT_STORAGE_URI", "memory://")
-    assert load_settings(str(tmp_path))["RATELIMIT_STORAGE_OPTIONS"] == {}
+    monkeypatch.setenv("GUARDSVC_RATELIMIT_MEMORY_MAX_KEYS", "1234")
+    settings = load_settings(str(tmp_path))
+    assert settings["RATELIMIT_STORAGE_URI"] == "guardsvc-memory://?max_keys=1234"
+    assert settings["RATELIMIT_STORAGE_OPTIONS"] == {}
+    storage = storage_from_string(settings["RATELIMIT_STORAGE_URI"], **settings["RATELIMIT_STORAGE_OPTIONS"])
+    assert isinstance(storage, BoundedMemoryStorage) and storage.max_keys == 1234
+
+
+def test_bounded_memory_store_forgets_the_counters_that_expire_soonest():
+    storage = BoundedMemoryStorage("guardsvc-memory://?max_keys=10")
+    for i in range(10):
+        storage.incr(f"day-{i}", expiry=86400)
+    for i in range(15):
+        assert storage.incr(f"new-{i}", expiry=86400 + i) == 1
+        assert len(storage.storage) <= 10
+    assert storage.get("new-14") == 1
+    assert storage.get("day-0") == 0  # the oldest day counters went first
+    assert storage.incr("new-14", expiry=86400) == 2  # a counter still held keeps counting
