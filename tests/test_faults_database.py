@@ -95,3 +95,15 @@ def test_service_recovers_without_a_restart(proxied_app, make_user):
     page = client.get("/akun")
     assert page.status_code == 200 and user.name in text_of(page)
     assert client.get("/admin").status_code == 200
+
+
+def test_bare_page_when_even_the_layout_cannot_be_rendered(unreachable_app, monkeypatch):
+    from guardsvc import errors, messages
+
+    def broken_layout(*_args, **_kwargs):
+        raise RuntimeError("layout broken")
+
+    monkeypatch.setattr(errors, "render_template", broken_layout)
+    response = signed_in_client(unreachable_app).get("/akun")
+    assert response.status_code == 503 and response.mimetype == "text/html"
+    assert messages.UNAVAILABLE in text_of(response) and "layout broken" not in text_of(response)
