@@ -25,6 +25,11 @@ def _env_int(name, default):
     return default if value is None else int(value)
 
 
+def _env_float(name, default):
+    value = _env(name)
+    return default if value is None else float(value)
+
+
 def shared_secret_key(instance_path):
     """Return the secret key kept in the instance folder, creating it once.
 
@@ -76,6 +81,11 @@ def load_settings(instance_path):
         database_url = "postgresql://" + database_url[len("postgres://"):]
     if database_url.startswith("postgresql://"):
         database_url = "postgresql+psycopg://" + database_url[len("postgresql://"):]
+    storage_uri = _env("RATELIMIT_STORAGE_URI", "memory://")
+    storage_timeout = _env_float("RATELIMIT_STORAGE_TIMEOUT_SECONDS", 0.5)
+    if storage_uri.startswith("memory://"):
+        # The same in-process store with a ceiling on its counters (guardsvc.ratelimit_memory).
+        storage_uri = f"guardsvc-memory://?max_keys={_env_int('RATELIMIT_MEMORY_MAX_KEYS', 50_000)}"
     return {
         "SECRET_KEY": _env("SECRET_KEY") or shared_secret_key(instance_path),
         # Earlier keys still accepted (sessions, sealed secrets, recovery codes): key rotation.
@@ -83,6 +93,12 @@ def load_settings(instance_path):
                                  if key.strip()],
         "SQLALCHEMY_DATABASE_URI": database_url,
         "SQLALCHEMY_ENGINE_OPTIONS": {"pool_pre_ping": True},
+        # Every wait on the database is bounded (guardsvc.database): a database
+        # that is down or hangs turns into a 503 within seconds, never a stuck worker.
+        "DATABASE_CONNECT_TIMEOUT_SECONDS": _env_int("DATABASE_CONNECT_TIMEOUT_SECONDS", 3),
+        "DATABASE_STATEMENT_TIMEOUT_SECONDS": _env_float("DATABASE_STATEMENT_TIMEOUT_SECONDS", 5),
+        "DATABASE_POOL_TIMEOUT_SECONDS": _env_float("DATABASE_POOL_TIMEOUT_SECONDS", 5),
+        "SQLITE_BUSY_TIMEOUT_SECONDS": _env_float("SQLITE_BUSY_TIMEOUT_SECONDS", 5),
         "PROXY_COUNT": _env_int("PROXY_COUNT", 0),
         # Links in e-mails: where `make run` serves unless the operator says otherwise.
         "BASE_URL": _env("BASE_URL", "http://" + _env("BIND", "127.0.0.1:8000")).rstrip("/"),
@@ -105,7 +121,11 @@ def load_settings(instance_path):
         "WTF_CSRF_TIME_LIMIT": None,
         "WTF_CSRF_SSL_STRICT": False,
         "RATELIMIT_ENABLED": _env_bool("RATELIMIT_ENABLED", True),
-        "RATELIMIT_STORAGE_URI": _env("RATELIMIT_STORAGE_URI", "memory://"),
+        "RATELIMIT_STORAGE_URI": storage_uri,
+        # Redis only: a store that is down or hangs costs a request at most this long (then memory).
+        "RATELIMIT_STORAGE_OPTIONS": ({"socket_timeout": storage_timeout,
+                                       "socket_connect_timeout": storage_timeout}
+                                      if storage_uri.startswith(("redis", "rediss")) else {}),
         "RATELIMIT_HEADERS_ENABLED": True,
         # A rate-limit store outage must not turn a valid submission into an error.
         "RATELIMIT_SWALLOW_ERRORS": True,

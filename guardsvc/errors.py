@@ -5,8 +5,9 @@ On a JSON door (``doors.answers_json``) a failure is always JSON
 page in the site layout.
 """
 import logging
+from functools import wraps
 
-from flask import jsonify, make_response, render_template, request
+from flask import current_app, jsonify, make_response, render_template, render_template_string, request
 from flask_wtf.csrf import CSRFError
 from sqlalchemy.exc import DBAPIError, OperationalError, InterfaceError
 from werkzeug.exceptions import HTTPException
@@ -152,14 +153,26 @@ def render_failure(status, message, *, errors=None, extra=None, headers=None, er
         body.update(extra or {})
         response = jsonify(body)
     else:
-        template = "errors/blocked.html" if isinstance(error, Blocked) else "errors/error.html"
-        response = render_template(template, status=status, message=message, errors=errors,
-                                   error=error, extra=extra or {})
-        response = make_response(response)
+        response = make_response(_failure_page(status, message, errors=errors, extra=extra, error=error))
     response.status_code = status
     for name, value in (headers or {}).items():
         response.headers[name] = value
     return response
+
+
+def _failure_page(status, message, *, errors, extra, error):
+    template = "errors/blocked.html" if isinstance(error, Blocked) else "errors/error.html"
+    try:
+        return render_template(template, status=status, message=message, errors=errors,
+                               error=error, extra=extra or {})
+    except Exception:  # noqa: BLE001 - never fail while failing: a bare page still says it
+        log.exception("could not render the %s page", status)
+        return render_template_string(BARE_FAILURE_PAGE, status=status, message=message)
+
+
+# The last resort when the site layout itself cannot be rendered: no layout, no links, no user.
+BARE_FAILURE_PAGE = """<!doctype html><html lang="id"><head><meta charset="utf-8">
+<title>guardsvc</title></head><body><main><p>{{ message }}</p><p>{{ status }}</p></main></body></html>"""
 
 
 def _handle_guard_error(error):
@@ -225,15 +238,37 @@ def _handle_unexpected(error):
     abandon()
     if is_connection_problem(error):
         log.error("database unavailable: %s", error.__class__.__name__, exc_info=True)
+        _treat_visitor_as_anonymous()
         return render_failure(503, messages.UNAVAILABLE, headers={"Retry-After": "5"}, error=error)
     log.exception("unexpected error on %s %s", request.method, redact(request.path))
     return render_failure(500, messages.INTERNAL_ERROR, error=error)
 
 
+def _treat_visitor_as_anonymous():
+    """The page about a database outage must not load the signed-in user from that database again.
+
+    Flask-Login loads ``current_user`` lazily, and every template asks for it;
+    deciding now that this request has no user keeps the error path off the
+    database. Nothing is written to the session: the user stays signed in.
+    """
+    current_app.login_manager._update_request_context_with_user()
+
+
+def _falls_back(handler):
+    """A handler that fails itself (the page it renders reads the database that is down) answers like any other failure."""
+    @wraps(handler)
+    def handle(error):
+        try:
+            return handler(error)
+        except Exception as failure:  # noqa: BLE001 - rendered by the one last handler
+            return _handle_unexpected(failure)
+    return handle
+
+
 def register_error_handlers(app):
     """Send every failure through ``render_failure``."""
-    app.register_error_handler(GuardError, _handle_guard_error)
-    app.register_error_handler(CSRFError, _handle_csrf_error)
-    app.register_error_handler(UnreadableForwardedAddress, _handle_unreadable_address)
-    app.register_error_handler(HTTPException, _handle_http_exception)
+    app.register_error_handler(GuardError, _falls_back(_handle_guard_error))
+    app.register_error_handler(CSRFError, _falls_back(_handle_csrf_error))
+    app.register_error_handler(UnreadableForwardedAddress, _falls_back(_handle_unreadable_address))
+    app.register_error_handler(HTTPException, _falls_back(_handle_http_exception))
     app.register_error_handler(Exception, _handle_unexpected)

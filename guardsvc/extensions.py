@@ -10,6 +10,7 @@ from sqlalchemy import MetaData
 from sqlalchemy.orm import DeclarativeBase
 
 from guardsvc.addresses import client_ip
+from guardsvc import ratelimit_memory  # noqa: F401  (registers the guardsvc-memory:// store)
 
 NAMING_CONVENTION = {
     "ix": "ix_%(table_name)s_%(column_0_N_name)s",

@@ -2,13 +2,16 @@
 from dataclasses import dataclass
 
 from marshmallow import fields
-from sqlalchemy import func, or_, select
+from sqlalchemy import func, literal, or_, select
 
 from guardsvc.extensions import db
 from guardsvc.schema_fields import BaseSchema, Integer, Text
 
 MAX_PER_PAGE = 100
 DEFAULT_PER_PAGE = 20
+# Lists that may grow without end count this far and no further (shown as "10.000+"):
+# counting a million rows on every page view costs more than the page itself.
+COUNT_CAP = 10_000
 
 
 class PageQuerySchema(BaseSchema):
@@ -31,6 +34,10 @@ class PaginationSchema(BaseSchema):
     per_page = fields.Integer(required=True)
     total = fields.Integer(required=True)
     pages = fields.Integer(required=True)
+    total_capped = fields.Boolean(metadata={
+        "description": "Lists that may grow without end (tickets) only: true when `total` is the "
+                       "counting limit (10000) and there are at least that many; `pages` then "
+                       "reaches only that far (filter or search to go further)."})
 
 
 def query_args(args):
@@ -46,6 +53,7 @@ class Page:
     page: int
     per_page: int
     total: int
+    total_capped: bool | None = None  # None: a list that counts everything
 
     @property
     def pages(self):
@@ -60,14 +68,36 @@ class Page:
         return self.page < self.pages
 
     def as_dict(self):
-        return {"page": self.page, "per_page": self.per_page, "total": self.total, "pages": self.pages}
+        pagination = {"page": self.page, "per_page": self.per_page, "total": self.total, "pages": self.pages}
+        if self.total_capped is not None:
+            pagination["total_capped"] = self.total_capped
+        return pagination
 
 
-def paginate(query, page=1, per_page=DEFAULT_PER_PAGE):
-    """Run an ordered ``select`` for one page and count every row it would return."""
-    total = db.session.scalar(select(func.count()).select_from(query.order_by(None).subquery()))
-    items = db.session.scalars(query.limit(per_page).offset((page - 1) * per_page)).all()
-    return Page(list(items), page, per_page, total)
+def paginate(query, page=1, per_page=DEFAULT_PER_PAGE, count_cap=None):
+    """Run an ordered ``select`` for one page and count the rows it would return.
+
+    With ``count_cap`` the count stops there (``Page.total_capped``), and so do
+    the pages: a page past the cap is empty without asking the database to
+    skip that many rows. Filters and search reach further.
+    """
+    offset = (page - 1) * per_page
+    if count_cap is None:
+        total = db.session.scalar(select(func.count()).select_from(query.order_by(None).subquery()))
+    else:
+        total = db.session.scalar(select(capped_count(query, count_cap)))
+    capped = None if count_cap is None else total >= count_cap
+    if capped and offset >= count_cap:
+        return Page([], page, per_page, total, capped)
+    items = db.session.scalars(query.limit(per_page).offset(offset)).all()
+    return Page(list(items), page, per_page, total, capped)
+
+
+def capped_count(query, cap=None):
+    """A scalar subquery: how many rows ``query`` returns, counting no further than ``cap`` (``COUNT_CAP``)."""
+    cap = COUNT_CAP if cap is None else cap
+    rows = query.with_only_columns(literal(1), maintain_column_froms=True).order_by(None).limit(cap)
+    return select(func.count()).select_from(rows.subquery()).scalar_subquery()
 
 
 def contains_text(q, *columns):

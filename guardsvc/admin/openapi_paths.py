@@ -22,7 +22,8 @@ OPERATIONS = (
     Operation("admin_api.list_tickets", "listTickets", "Antrean tiket", ADMIN,
               {200: _page(TicketSummarySchema, "TicketPageResponse", counts=fields.Dict(
                   keys=fields.String(), values=fields.Integer(), required=True,
-                  metadata={"description": "Jumlah tiket per status."}))},
+                  metadata={"description": "Jumlah tiket per status, dihitung sampai 10000 "
+                                          "(10000 berarti 10000 atau lebih)."}))},
               roles=ADMIN_ONLY, query=TicketListQuerySchema,
               description="Disaring menurut status dan teks (`q`), dengan jumlah per status."),
     Operation("admin_api.show_ticket", "getAdminTicket", "Satu tiket lengkap", ADMIN,

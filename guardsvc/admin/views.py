@@ -19,7 +19,7 @@ from guardsvc.blocks import service as blocks
 from guardsvc.blocks.schemas import BlockCreateSchema, BlockLiftSchema, BlockListQuerySchema
 from guardsvc.errors import InvalidState
 from guardsvc.identity import client_ip
-from guardsvc.listing import SearchQuerySchema, query_args
+from guardsvc.listing import COUNT_CAP, SearchQuerySchema, query_args
 from guardsvc.pages.forms import load_form
 from guardsvc.schema_fields import load_or_raise
 from guardsvc.signin import account as signin_account
@@ -54,8 +54,8 @@ def queue():
     page = appeals.search_tickets(**filters, oldest_first=filters["status"] == PENDING)
     return render_template(
         "admin/queue.html", page=page, filters=filters, now=clock.utcnow(),
-        answered=answered_since_asked([t.id for t in page.items]),
-        counts=appeals.count_by_status(), chart=stacked_columns(appeals.tickets_per_day(CHART_DAYS)))
+        answered=answered_since_asked([t.id for t in page.items]), counts=appeals.count_by_status(),
+        count_cap=COUNT_CAP, chart=stacked_columns(appeals.tickets_per_day(CHART_DAYS)))
 
 
 def render_ticket(ticket_number, *, values=None, errors=None, desk_values=None, desk_errors=None, status=200):

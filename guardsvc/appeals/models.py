@@ -26,6 +26,8 @@ class UnblockTicket(db.Model):
         Index("uq_unblock_tickets_pending_device", "device_id", unique=True,
               sqlite_where=PENDING_WITH_DEVICE, postgresql_where=PENDING_WITH_DEVICE),
         Index("ix_unblock_tickets_status_created_at", "status", "created_at"),
+        # The queue, newest first (created_at, id), read one page at a time.
+        Index("ix_unblock_tickets_created_at_id", "created_at", "id"),
         Index("ix_unblock_tickets_ip_address", "ip_address"),
         Index("ix_unblock_tickets_device_id", "device_id"),
     )

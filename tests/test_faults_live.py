@@ -1,0 +1,205 @@
+"""Faults under traffic, against a real gunicorn: the database stops or freezes, a worker is killed.
+
+One gunicorn (2 workers x 4 threads) for the module, with short database
+timeouts. On PostgreSQL it reaches the database through a proxy that the
+tests cut and freeze; a SQLite run has no server to stop and runs the worker
+test alone.
+"""
+import os
+import signal
+import threading
+import time
+import uuid
+from collections import Counter
+from pathlib import Path
+
+import pytest
+import requests
+
+from tests.conftest import TEST_DATABASE_URL
+from tests.factories import submit_body
+from tests.faults_support import DatabaseProxy, postgres_target
+from tests.live import LiveServer
+
+pytestmark = [pytest.mark.faults, pytest.mark.live]
+ON_POSTGRES = TEST_DATABASE_URL.startswith("postgres")
+needs_postgres = pytest.mark.skipif(not ON_POSTGRES, reason="needs a PostgreSQL test database to cut")
+SUBMIT = "/api/guard/unblock-tickets/submit"
+# The empty appeal form reads nothing for an anonymous visitor (and is never guarded):
+# it may still answer while the database is away.
+NO_DATABASE = {"/banding"}
+# The database stays frozen this long after the last request was answered.
+FROZEN_AFTER_ANSWERS = 5
+
+
+@pytest.fixture(scope="module")
+def proxy():
+    proxy = DatabaseProxy(postgres_target(TEST_DATABASE_URL)) if ON_POSTGRES else None
+    yield proxy
+    if proxy:
+        proxy.close()
+
+
+@pytest.fixture(scope="module")
+def server(app, proxy):
+    env = {
+        "GUARDSVC_DATABASE_CONNECT_TIMEOUT_SECONDS": "1",
+        "GUARDSVC_DATABASE_STATEMENT_TIMEOUT_SECONDS": "1",
+        "GUARDSVC_DATABASE_POOL_TIMEOUT_SECONDS": "2",
+        "GUARDSVC_PENDING_PER_IP": "100000",
+        "GUARDSVC_LOG_LEVEL": "CRITICAL",
+    }
+    if proxy:
+        env["GUARDSVC_DATABASE_URL"] = proxy.url_for(TEST_DATABASE_URL)
+    server = LiveServer(workers=2, env=env)
+    yield server
+    server.stop()
+
+
+class Traffic:
+    """Threads that send a mix of pages, API reads and appeal submissions until told to stop.
+
+    Every answer is kept as (started, ended, path, status, body); a request
+    that got no answer at all has status 0.
+    """
+
+    def __init__(self, server, admin_headers, threads=4):
+        self.server = server
+        self.admin_headers = admin_headers
+        self.results = []
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._threads = [threading.Thread(target=self._run, args=(i,)) for i in range(threads)]
+
+    def __enter__(self):
+        for thread in self._threads:
+            thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self._stop.set()
+        for thread in self._threads:
+            thread.join(60)
+        self.unfinished = sum(thread.is_alive() for thread in self._threads)
+
+    def _run(self, number):
+        calls = [self._page("/"), self._page("/banding"), self._page("/readyz"), self._submit,
+                 self._admin_list]
+        session = requests.Session()
+        i = 0
+        while not self._stop.is_set():
+            call = calls[(number + i) % len(calls)]
+            i += 1
+            started = time.monotonic()
+            try:
+                path, response = call(session)
+                status, body = response.status_code, response.text
+            except requests.RequestException:
+                path, status, body = "?", 0, ""
+            with self._lock:
+                self.results.append((started, time.monotonic(), path, status, body))
+
+    def _page(self, path):
+        return lambda session: (path, session.get(self.server.url + path, timeout=30))
+
+    def _submit(self, session):
+        response = session.post(self.server.url + SUBMIT, json=submit_body(),
+                                headers={"Accept": "application/json", "X-Device-Id": uuid.uuid4().hex},
+                                timeout=30)
+        return SUBMIT, response
+
+    def _admin_list(self, session):
+        return "/api/admin/tickets", session.get(self.server.url + "/api/admin/tickets",
+                                                 headers=self.admin_headers, timeout=30)
+
+    def between(self, start, end):
+        """Answers to requests sent and answered inside [start, end]."""
+        return [r for r in self.results if r[0] >= start and r[1] <= end]
+
+
+def statuses(results):
+    return Counter(status for _, _, _, status, _ in results)
+
+
+@needs_postgres
+def test_database_stopped_under_traffic_is_503_during_and_2xx_after(server, proxy, bearer):
+    _, admin = bearer(role="admin")
+    with Traffic(server, admin) as traffic:
+        time.sleep(1)
+        cut_at = time.monotonic()
+        proxy.cut()
+        time.sleep(3)
+        proxy.restore()
+        back_at = time.monotonic()
+        time.sleep(3)
+    everything = statuses(traffic.results)
+    during = statuses(r for r in traffic.between(cut_at, back_at) if r[2] not in NO_DATABASE)
+    print("answered without the database:", Counter(r[2:4] for r in traffic.between(cut_at, back_at)
+                                                     if r[2] in NO_DATABASE))
+    after = statuses(traffic.between(back_at + 1, time.monotonic()))
+    print("database stopped for 3 s:", dict(everything), "during:", dict(during), "after:", dict(after))
+    assert everything[500] == 0 and everything[0] == 0
+    assert during and set(during) == {503}
+    assert after and set(after) <= {200, 201}
+
+
+@needs_postgres
+def test_frozen_database_ends_requests_with_503_long_before_it_thaws(server, proxy, bearer):
+    _, admin = bearer(role="admin")
+    health = []
+
+    def probe_health():
+        while not thawed.is_set():
+            health.append(requests.get(server.url + "/healthz", timeout=30).status_code)
+            time.sleep(0.2)
+
+    thawed = threading.Event()
+    prober = threading.Thread(target=probe_health)
+    with Traffic(server, admin) as traffic:
+        time.sleep(0.5)
+        frozen_at = time.monotonic()
+        proxy.freeze()
+        prober.start()
+        time.sleep(3)
+    # The traffic has stopped sending and every request it sent has its answer, while still
+    # frozen: a request that waited for the database would have ended unanswered (status 0)
+    # at the client's 30 s timeout, or still be running.
+    answered_at = time.monotonic()
+    time.sleep(FROZEN_AFTER_ANSWERS)
+    proxy.restore()
+    thawed.set()
+    prober.join(30)
+    during = [r for r in traffic.results if r[0] >= frozen_at]
+    slowest = max(end - start for start, end, *_ in during)
+    print(f"database frozen for {answered_at + FROZEN_AFTER_ANSWERS - frozen_at:.0f} s: {dict(statuses(during))}, "
+          f"slowest answer {slowest:.1f} s, /healthz {dict(Counter(health))}")
+    assert during and traffic.unfinished == 0
+    assert set(statuses(r for r in during if r[2] not in NO_DATABASE)) == {503}
+    assert health and set(health) == {200}
+    assert requests.get(server.url + "/readyz", timeout=30).status_code == 200
+
+
+def worker_pids(server):
+    children = Path(f"/proc/{server.process.pid}/task/{server.process.pid}/children").read_text()
+    return [int(pid) for pid in children.split()]
+
+
+def test_killed_worker_loses_no_acknowledged_ticket(server, app, bearer):
+    from guardsvc.appeals.models import UnblockTicket
+    from guardsvc.extensions import db
+
+    _, admin = bearer(role="admin")
+    with Traffic(server, admin) as traffic:
+        time.sleep(1)
+        os.kill(worker_pids(server)[0], signal.SIGKILL)
+        time.sleep(2)
+    acknowledged = {r[4].split('"ticket_number":"')[1].split('"')[0]
+                    for r in traffic.results if r[2] == SUBMIT and r[3] == 201}
+    with app.app_context():
+        stored = set(db.session.scalars(db.select(UnblockTicket.ticket_number)))
+        db.session.remove()
+    missing = acknowledged - stored
+    print(f"worker killed under load: {dict(statuses(traffic.results))}, "
+          f"{len(acknowledged)} tickets acknowledged, {len(missing)} missing")
+    assert acknowledged and not missing
+    assert statuses(traffic.results)[500] == 0
