@@ -138,16 +138,21 @@ def sign_in(email, password, client, code=None, *, web=False):
     then asks for the code on its own page).
     Service accounts may only use tokens, so ``web`` sign-ins refuse them.
     An account out of wrong passwords (or, past the password, of wrong codes)
-    is refused with 429 before anything is checked (``signin/throttle.py``).
+    is refused with 429 whatever was sent (``signin/throttle.py``). The slow
+    password hash is checked before the throttle takes the account's lock, so
+    concurrent sign-ins never queue behind each other's hashing; the decision
+    itself is taken under the lock.
     """
     known = accounts.find_user_by_email(email)
+    try:
+        user, wrong = accounts.verify_credentials(known, password), None
+    except Unauthorized as exc:
+        user, wrong = None, exc
     throttled = _throttled(WRONG_PASSWORD, client, email, known)
     if throttled is not None:
         return throttled
-    try:
-        user = accounts.verify_credentials(known, password)
-    except Unauthorized as exc:
-        return _refuse(WRONG_PASSWORD, client, email, known, exc)
+    if wrong is not None:
+        return _refuse(WRONG_PASSWORD, client, email, known, wrong)
     if web and user.is_service:
         # Only reached with the right password, so this reveals nothing to a guesser.
         return _refuse("not_allowed", client, email, user, Forbidden(messages.SERVICE_ACCOUNT_NO_WEB))
@@ -205,11 +210,12 @@ def reauthenticate(user, password, code, client, session_record):
     The account throttle counts these failures with those of signing in: an
     account out of guesses is refused (429, ``locked``) before anything is checked.
     """
+    right_password = isinstance(password, str) and passwords.verify_password(user.password_hash, password)
     for failure in (WRONG_PASSWORD,) + ((WRONG_CODE,) if user.has_2fa else ()):
         throttled = _throttled(failure, client, user.email, user)
         if throttled is not None:
             raise throttled.error
-    if not isinstance(password, str) or not passwords.verify_password(user.password_hash, password):
+    if not right_password:
         raise _refuse(WRONG_PASSWORD, client, user.email, user,
                       ValidationFailed({"password": [messages.WRONG_PASSWORD]})).error
     if user.has_2fa and verify_second_factor(user, code) is None:

@@ -37,8 +37,9 @@ def check_account_throttle(failure, *, user=None, email=""):
 
     ``failure`` is ``WRONG_PASSWORD`` or ``WRONG_CODE``. ``user`` is the account
     when one is known; without it the rows of ``email`` count. Call it before
-    checking the secret, and record a failed check as a ``failure`` row of the
-    login history (``record_attempt``) in the same transaction.
+    acting on the secret (a slow password hash is best checked before, so the
+    account's lock is not held across it), and record a failed check as a
+    ``failure`` row of the login history (``record_attempt``) in the same transaction.
     """
     config = current_app.config
     allowance = config[_ALLOWANCE[failure]]
@@ -65,7 +66,7 @@ def _serialize(account):
     count and each pass. PostgreSQL takes a lock of this account only. SQLite
     has one writer at a time: a write that changes nothing takes that lock
     now instead of at the history row, so concurrent sign-ins queue (for the
-    length of a password check each) but every count is exact.
+    count and the history row each, never a password hash) and every count is exact.
     """
     dialect = db.session.get_bind().dialect.name
     if dialect == "postgresql":
