@@ -17,6 +17,18 @@ def run_or_exit(func, *args, **kwargs):
         raise click.ClickException(exc.message + detail) from exc
 
 
+def echo_json(data):
+    """Print ``data`` as indented JSON (non-ASCII text kept readable)."""
+    click.echo(json.dumps(data, ensure_ascii=False, indent=2))
+
+
+def echo_table(header, rows, missing="-"):
+    """Tab-separated ``rows`` (sequences) under a header line; None prints as ``missing``."""
+    click.echo("\t".join(header))
+    for row in rows:
+        click.echo("\t".join(missing if value is None else str(value) for value in row))
+
+
 def echo_rows(columns, rows, *, as_json=False, empty="nothing to list", more=0):
     """Print list rows: a header line and tab-separated columns, or a JSON array of objects.
 
@@ -24,14 +36,11 @@ def echo_rows(columns, rows, *, as_json=False, empty="nothing to list", more=0):
     ``more`` counts rows left out by a limit; it is said on stderr so stdout stays parseable.
     """
     if as_json:
-        click.echo(json.dumps([{column: row.get(column) for column in columns} for row in rows],
-                              ensure_ascii=False, indent=2))
+        echo_json([{column: row.get(column) for column in columns} for row in rows])
     elif not rows:
         click.echo(empty)
     else:
-        click.echo("\t".join(columns))
-        for row in rows:
-            click.echo("\t".join("-" if row.get(column) is None else str(row[column]) for column in columns))
+        echo_table(columns, ([row.get(column) for column in columns] for row in rows))
     if more:
         click.echo(f"... {more} more (raise --limit to see them)", err=True)
 

@@ -3,14 +3,12 @@
 The command line acts as an administrator without an account: ``actor`` and
 ``client`` are None, which the audit log and the security notices say.
 """
-import json
-
 import click
 
 from guardsvc.accounts import care, service
 from guardsvc.accounts.roles import ROLES, USER
 from guardsvc.accounts.schemas import AccountSchema, NewAccountSchema, TokenSchema
-from guardsvc.cli_support import run_or_exit
+from guardsvc.cli_support import echo_json, echo_table, json_option, run_or_exit
 from guardsvc.clock import isoformat
 from guardsvc.schema_fields import load_or_raise
 from guardsvc.transaction import CommandGroup
@@ -28,17 +26,6 @@ def account(email):
     return user
 
 
-def echo_table(header, rows):
-    """Tab-separated lines under a header line."""
-    click.echo("\t".join(header))
-    for row in rows:
-        click.echo("\t".join("" if value is None else str(value) for value in row))
-
-
-def echo_json(data):
-    click.echo(json.dumps(data, ensure_ascii=False, indent=2))
-
-
 @users_cli.command("create")
 @click.argument("email")
 @click.option("--name", required=True, help="Display name.")
@@ -52,7 +39,7 @@ def create_user(email, name, password, role):
 
 
 @users_cli.command("list")
-@click.option("--json", "as_json", is_flag=True, help="Print a JSON array instead of a table.")
+@json_option
 def list_users(as_json):
     """List every account."""
     users = care.list_users()
@@ -61,7 +48,7 @@ def list_users(as_json):
         return
     echo_table(("id", "email", "role", "active", "2fa", "created_at", "name"),
                ((u.id, u.email, u.role, "yes" if u.is_active else "no", "on" if u.has_2fa else "off",
-                 isoformat(u.created_at), u.name) for u in users))
+                 isoformat(u.created_at), u.name) for u in users), missing="")
 
 
 @users_cli.command("show")
@@ -127,7 +114,7 @@ def create_token(email, name):
 
 @tokens_cli.command("list")
 @click.argument("email")
-@click.option("--json", "as_json", is_flag=True, help="Print a JSON array instead of a table.")
+@json_option
 def list_tokens(email, as_json):
     """List an account's tokens, newest first (never their secret values)."""
     tokens = service.list_tokens(account(email))
@@ -136,7 +123,7 @@ def list_tokens(email, as_json):
         return
     echo_table(("id", "name", "prefix", "created_at", "last_used_at", "revoked_at"),
                ((t.id, t.name, t.prefix, isoformat(t.created_at), isoformat(t.last_used_at),
-                 isoformat(t.revoked_at)) for t in tokens))
+                 isoformat(t.revoked_at)) for t in tokens), missing="")
 
 
 @tokens_cli.command("revoke")
