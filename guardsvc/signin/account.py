@@ -3,6 +3,7 @@ from sqlalchemy import select
 
 from guardsvc import messages
 from guardsvc.accounts import passwords
+from guardsvc.accounts import resets
 from guardsvc.accounts import service as accounts
 from guardsvc.accounts.password_rule import password_problems
 from guardsvc.errors import ValidationFailed
@@ -37,9 +38,25 @@ def change_password(user, new_password, *, client, confirmation=None, keep_sessi
         raise ValidationFailed(errors)
     accounts.set_password(user, new_password, actor=user, client=client, field="new_password",
                           reset=reset, keep_session=keep_session)
-    if revoke_tokens:
+    return revoke_access(user, tokens=revoke_tokens, devices=revoke_devices)
+
+
+def complete_reset(secret, password, confirmation, client, *, revoke_tokens=False, revoke_devices=False):
+    """Use a reset link (``accounts.resets.complete_reset``); then revoke what the owner ticked.
+
+    Returns ``(user, problem)`` like the link itself.
+    """
+    user, problem = resets.complete_reset(secret, password, confirmation, client)
+    if user is not None:
+        revoke_access(user, tokens=revoke_tokens, devices=revoke_devices)
+    return user, problem
+
+
+def revoke_access(user, *, tokens=False, devices=False):
+    """Revoke every personal access token and/or every trusted device of ``user``."""
+    if tokens:
         accounts.revoke_all_tokens(user)
-    if revoke_devices:
+    if devices:
         trust.revoke_all(user)
     db.session.flush()
     return user

@@ -7,14 +7,13 @@ from flask import Blueprint, flash, redirect, render_template, request, url_for
 
 from guardsvc import messages
 from guardsvc.accounts import resets
-from guardsvc.accounts import service as accounts
 from guardsvc.accounts.notices import unlinkable
 from guardsvc.accounts.schemas import ResetRequestSchema
 from guardsvc.errors import ValidationFailed
 from guardsvc.extensions import configured_limit, limiter
 from guardsvc.identity import current_client
 from guardsvc.pages.forms import load_form
-from guardsvc.trust import service as trust
+from guardsvc.signin import account
 
 bp = Blueprint("recovery_pages", __name__)
 bp.add_app_template_filter(unlinkable, "unlinkable")
@@ -71,15 +70,12 @@ def reset_submit(secret):
     """
     form = request.form
     try:
-        user, problem = resets.complete_reset(secret, form.get("password", ""), form.get("confirmation", ""),
-                                              current_client())
+        _user, problem = account.complete_reset(secret, form.get("password", ""), form.get("confirmation", ""),
+                                                current_client(), revoke_tokens=form.get("revoke_tokens") == "1",
+                                                revoke_devices=form.get("revoke_devices") == "1")
     except ValidationFailed as failure:
         return _render_reset(secret, failure.errors, 422)
     if problem:
         return _render_unusable(problem)
-    if form.get("revoke_tokens") == "1":
-        accounts.revoke_all_tokens(user)
-    if form.get("revoke_devices") == "1":
-        trust.revoke_all(user)
     flash(messages.RESET_DONE, "success")
     return redirect(url_for("signin_pages.sign_in"), code=303)
