@@ -78,7 +78,9 @@ def request_mix(client, i):
 
 
 def limiter_keys(app):
-    storage = app.extensions["limiter"].copy().pop()._storage
+    from guardsvc.ratelimits import EXTENSION
+
+    storage = app.extensions[EXTENSION].primary
     return len(getattr(storage, "storage", ())), len(getattr(storage, "locks", ()))
 
 

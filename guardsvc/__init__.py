@@ -50,16 +50,19 @@ def trust_proxies(app):
 
 def register_extensions(app):
     from guardsvc.accounts.auth import init_auth
+    from guardsvc.cookie_session import init_cookie_session
     from guardsvc.database import init_database
-    from guardsvc.extensions import babel, csrf, db, limiter, login_manager, mail, migrate
+    from guardsvc.extensions import babel, csrf, db, login_manager, mail, migrate
+    from guardsvc.ratelimits import init_ratelimits
     import guardsvc.models  # noqa: F401  (registers every table)
 
+    init_cookie_session(app)
     init_database(app)
     migrate.init_app(app, db, directory=str(PROJECT_ROOT / "migrations"), render_as_batch=True,
                      compare_type=True)
     login_manager.init_app(app)
     csrf.init_app(app)
-    limiter.init_app(app)
+    init_ratelimits(app)
     mail.init_app(app)
     babel.init_app(app)
     init_auth(app)

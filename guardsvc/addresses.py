@@ -8,6 +8,9 @@ import ipaddress
 
 from flask import current_app, request
 
+# Read once per request, kept with the request (not in g, which an outer app context shares).
+_CLIENT_IP = "guardsvc.client_ip"
+
 
 class UnreadableForwardedAddress(ValueError):
     """A trusted proxy forwarded a client address that does not parse (answered 400)."""
@@ -37,6 +40,14 @@ def client_ip():
     UnreadableForwardedAddress: a stand-in would merge strangers into one
     identity and slip past IP blocks.
     """
+    environ = request.environ
+    cached = environ.get(_CLIENT_IP)
+    if cached is None:
+        cached = environ[_CLIENT_IP] = _read_client_ip()
+    return cached
+
+
+def _read_client_ip():
     raw = request.remote_addr or ""
     if current_app.config.get("PROXY_COUNT", 0) > 0 and raw:
         try:

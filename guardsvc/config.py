@@ -126,10 +126,6 @@ def load_settings(instance_path):
         "RATELIMIT_STORAGE_OPTIONS": ({"socket_timeout": storage_timeout,
                                        "socket_connect_timeout": storage_timeout}
                                       if storage_uri.startswith(("redis", "rediss")) else {}),
-        "RATELIMIT_HEADERS_ENABLED": True,
-        # A rate-limit store outage must not turn a valid submission into an error.
-        "RATELIMIT_SWALLOW_ERRORS": True,
-        "RATELIMIT_IN_MEMORY_FALLBACK_ENABLED": True,
         "RATELIMIT_KEY_PREFIX": _env("RATELIMIT_KEY_PREFIX", "guardsvc"),
         "RATELIMIT_SUBMIT": _env("RATELIMIT_SUBMIT", "20 per minute;200 per day"),
         "RATELIMIT_AUTH": _env("RATELIMIT_AUTH", "10 per minute"),

@@ -39,6 +39,10 @@ def init_database(app):
             "options": f"-c statement_timeout={statement_ms}",
             **options.get("connect_args", {}),
         }
+    elif uri.startswith("sqlite"):
+        # A SQLite connection is a file this process opened: no server can drop it, so a
+        # liveness probe before each request would be a statement spent on nothing.
+        options["pool_pre_ping"] = False
     config["SQLALCHEMY_ENGINE_OPTIONS"] = options
     db.init_app(app)
     with app.app_context():

@@ -116,6 +116,17 @@ class TooManyAttempts(GuardError):
         self.retry_after = retry_after
 
 
+class RateLimited(GuardError):
+    """A rate limit of the operation is spent for this client (guardsvc.ratelimits)."""
+
+    status = 429
+    message = messages.RATE_LIMITED
+
+    def __init__(self, retry_after):
+        super().__init__(headers={"Retry-After": str(retry_after)})
+        self.retry_after = retry_after
+
+
 class Blocked(GuardError):
     """The calling client is under an active block."""
 
@@ -188,25 +199,8 @@ def _handle_http_exception(error):
         headers["Allow"] = ", ".join(error.valid_methods)
     if status == 401:
         headers["WWW-Authenticate"] = 'Bearer realm="guardsvc"'
-    if status == 429:
-        retry_after = _retry_after(error)
-        if retry_after:
-            headers["Retry-After"] = retry_after
     message = HTTP_MESSAGES.get(status, messages.BAD_REQUEST if status < 500 else messages.INTERNAL_ERROR)
     return render_failure(status, message, headers=headers, error=error)
-
-
-def _retry_after(error):
-    response = getattr(error, "response", None)
-    if response is not None and response.headers.get("Retry-After"):
-        return response.headers["Retry-After"]
-    limit = getattr(error, "limit", None)
-    if limit is not None:
-        try:
-            return str(int(limit.limit.get_expiry()))
-        except Exception:  # pragma: no cover - defensive: never fail while failing
-            return "60"
-    return None
 
 
 def _handle_unreadable_address(error):

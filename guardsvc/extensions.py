@@ -1,6 +1,5 @@
 """Extension objects, created unbound and initialised by the app factory."""
 from flask_babel import Babel
-from flask_limiter import Limiter
 from flask_login import LoginManager
 from flask_mail import Mail
 from flask_migrate import Migrate
@@ -9,7 +8,6 @@ from flask_wtf.csrf import CSRFProtect
 from sqlalchemy import MetaData
 from sqlalchemy.orm import DeclarativeBase
 
-from guardsvc.addresses import client_ip
 from guardsvc import ratelimit_memory  # noqa: F401  (registers the guardsvc-memory:// store)
 
 NAMING_CONVENTION = {
@@ -25,19 +23,9 @@ class Base(DeclarativeBase):
     metadata = MetaData(naming_convention=NAMING_CONVENTION)
 
 
-def configured_limit(setting):
-    """A limit value read from the app config at request time (``RATELIMIT_SUBMIT`` ...)."""
-    def limit():
-        from flask import current_app
-
-        return current_app.config[setting]
-    return limit
-
-
 db = SQLAlchemy(model_class=Base)
 migrate = Migrate()
 login_manager = LoginManager()
 csrf = CSRFProtect()
-limiter = Limiter(key_func=client_ip)
 mail = Mail()
 babel = Babel()

@@ -31,8 +31,7 @@ class BoundedMemoryStorage(MemoryStorage):
 
     def __init__(self, uri=None, wrap_exceptions=False, **options):
         super().__init__(uri, wrap_exceptions=wrap_exceptions, **options)
-        # The ceiling travels in the URI (guardsvc-memory://?max_keys=N): Flask-Limiter
-        # hands every store the storage options any app of the process ever set.
+        # The ceiling travels in the URI (guardsvc-memory://?max_keys=N), the one setting.
         query = parse_qs(urlsplit(uri or "").query)
         self.max_keys = int(query.get("max_keys", [DEFAULT_MAX_KEYS])[0])
         self._next_sweep = time.monotonic() + SWEEP_SECONDS

@@ -12,6 +12,11 @@ in its own way when the status alone would say otherwise (a refused sign-in
 shown on the form again keeps its record; a flash and a 303 redirect keeps
 nothing).
 
+A request that wrote nothing (no flush, no statement other than a SELECT
+through the session) is not committed: closing the session at the end of the
+request ends its read-only transaction, and the commit would only add work to
+the requests that arrive in floods (status checks, guarded pages).
+
 A rule that expects a race wraps only its own insert in a savepoint
 (``db.session.begin_nested()``), so losing the race never undoes the rest of
 the request.
@@ -21,12 +26,29 @@ from functools import wraps
 
 from flask import current_app, g
 from flask.cli import AppGroup
+from sqlalchemy import event
 
 from guardsvc.extensions import db
 
 log = logging.getLogger(__name__)
 _DECISION = "guardsvc_keep_writes"
 _ON_FAILURE = "guardsvc.render_commit_failure"
+_WROTE = "guardsvc_wrote"  # in Session.info: this session flushed or executed a write
+
+
+def _mark_written(session, *_):
+    session.info[_WROTE] = True
+
+
+def _mark_statement(state):
+    if not state.is_select:
+        state.session.info[_WROTE] = True
+
+
+def _wrote():
+    """True when the session wrote, or holds changes that the commit would flush."""
+    session = db.session()
+    return session.info.get(_WROTE, False) or bool(session.new or session.deleted or session.dirty)
 
 
 def _decide(keep):
@@ -72,6 +94,8 @@ def finish_request(response):
     if not keep:
         abandon()
         return response
+    if not _wrote():
+        return response  # read only: closing the session ends the transaction
     try:
         db.session.commit()
     except Exception as error:  # noqa: BLE001 - rendered by the one error handler
@@ -111,4 +135,7 @@ def init_transactions(app, render_failure):
     still decorate the answer it may substitute.
     """
     app.extensions[_ON_FAILURE] = render_failure
+    if not event.contains(db.session, "after_flush", _mark_written):
+        event.listen(db.session, "after_flush", _mark_written)
+        event.listen(db.session, "do_orm_execute", _mark_statement)
     app.after_request(finish_request)

@@ -48,12 +48,8 @@ def request_token(client, email, password=PASSWORD, *, otp=None, ip="198.51.100.
 
 
 @pytest.fixture()
-def rate_limits_off(monkeypatch):
-    """Keep rate limits out of tests that sign in many times from one IP.
+def rate_limits_off(app, monkeypatch):
+    """Keep rate limits out of tests that sign in many times from one IP, whatever the settings say."""
+    from guardsvc.ratelimits import EXTENSION
 
-    The limiter is one object per process: a test that builds an app with
-    limits enabled leaves it enabled for every later test.
-    """
-    from guardsvc.extensions import limiter
-
-    monkeypatch.setattr(limiter, "enabled", False)
+    monkeypatch.setattr(app.extensions[EXTENSION], "enabled", False)

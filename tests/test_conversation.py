@@ -182,13 +182,11 @@ def test_erase_conversation_removes_messages_and_links(app, client):
     assert client.get(path).status_code == 404
 
 
-def test_replies_share_one_quota_across_tickets(app, client, monkeypatch):
+def test_replies_share_one_quota_across_tickets(app, client):
     from guardsvc import create_app
-    from guardsvc.extensions import limiter
 
     _, first = _ticket_with_link(app, client)
     _, second = _ticket_with_link(app, app.test_client(), ip="198.51.100.8")
-    monkeypatch.setattr(limiter, "enabled", limiter.enabled)  # init_app below switches it on
     limited = create_app({"TESTING": True, "RATELIMIT_ENABLED": True, "RATELIMIT_REPLY": "2 per minute"}).test_client()
     assert post_form(limited, first, {"body": "Satu."}, page=first).status_code == 303
     assert post_form(limited, second, {"body": "Dua."}, page=second).status_code == 303

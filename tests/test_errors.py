@@ -45,7 +45,7 @@ def test_unexpected_error_is_500_without_internals(client, monkeypatch):
     def explode(*args, **kwargs):
         raise RuntimeError("secret internal detail SELECT * FROM users")
 
-    monkeypatch.setattr(service, "find_ticket", explode)
+    monkeypatch.setattr(service, "ticket_status", explode)
     response = client.get("/api/guard/unblock-tickets/check/TKT-00000000")
     body = assert_json_failure(response, 500)
     text = response.get_data(as_text=True)
@@ -59,7 +59,7 @@ def test_database_unreachable_is_503(client, monkeypatch):
     def unreachable(*args, **kwargs):
         raise OperationalError("SELECT 1", {}, Exception("connection refused to db.internal:5432"))
 
-    monkeypatch.setattr(service, "find_ticket", unreachable)
+    monkeypatch.setattr(service, "ticket_status", unreachable)
     response = client.get("/api/guard/unblock-tickets/check/TKT-00000000")
     assert_json_failure(response, 503)
     assert "db.internal" not in response.get_data(as_text=True)
@@ -91,12 +91,9 @@ def test_security_headers_on_every_answer(client):
     assert response.headers["Cache-Control"] == "no-store"
 
 
-def test_rate_limit_is_429_with_retry_after_and_no_ticket_number(make_user, monkeypatch):
+def test_rate_limit_is_429_with_retry_after_and_no_ticket_number(make_user):
     from guardsvc import create_app
-    from guardsvc.extensions import limiter
 
-    # init_app switches the one shared limiter on: switch it back off after this test.
-    monkeypatch.setattr(limiter, "enabled", limiter.enabled)
     limited = create_app({"TESTING": True, "RATELIMIT_ENABLED": True, "RATELIMIT_CHECK": "2 per minute"})
     client = limited.test_client()
     url = "/api/guard/unblock-tickets/check/TKT-00000000"

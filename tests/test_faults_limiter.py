@@ -9,7 +9,6 @@ import time
 import pytest
 
 from guardsvc import create_app
-from guardsvc.extensions import limiter
 from tests.factories import submit_ticket
 from tests.faults_support import redis_server  # noqa: F401  (fixture)
 
@@ -24,12 +23,7 @@ def limited_app(app, redis_server, monkeypatch):  # noqa: F811
     monkeypatch.setenv("GUARDSVC_RATELIMIT_STORAGE_TIMEOUT_SECONDS", "0.2")
     monkeypatch.setenv("GUARDSVC_RATELIMIT_KEY_PREFIX", f"faults-{secrets.token_hex(4)}")
     monkeypatch.setenv("GUARDSVC_RATELIMIT_CHECK", "3 per minute")
-    limited = create_app({"SQLALCHEMY_DATABASE_URI": app.config["SQLALCHEMY_DATABASE_URI"]})
-    # The limiter is one object for every app of the process: a store that an earlier test
-    # stopped left it counting in memory (Flask-Limiter keeps that in a private flag).
-    monkeypatch.setattr(limiter, "_storage_dead", False)
-    yield limited
-    limiter.init_app(app)  # give it back to the suite's app
+    return create_app({"SQLALCHEMY_DATABASE_URI": app.config["SQLALCHEMY_DATABASE_URI"]})
 
 
 def checks(client, count, ip):
@@ -65,7 +59,7 @@ def test_redis_restarted_is_used_again(limited_app, redis_server):  # noqa: F811
     redis_server.stop()
     assert checks(client, 1, "198.51.100.6") == [404]
     redis_server.start()
-    # Flask-Limiter probes the store again after a back-off of a few seconds.
+    # The store is probed again every few seconds (ratelimits.STORE_RETRY_SECONDS).
     deadline = time.monotonic() + 20
     while not redis_keys(redis_server) and time.monotonic() < deadline:
         assert checks(client, 1, "198.51.100.7") in ([404], [429])

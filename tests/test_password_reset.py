@@ -166,11 +166,9 @@ def test_a_malformed_address_is_a_field_error(client):
     assert response.status_code == 422 and messages.FIELD_BAD_EMAIL in text_of(response)
 
 
-def test_asking_is_rate_limited_per_ip(make_user, monkeypatch):
+def test_asking_is_rate_limited_per_ip(make_user):
     from guardsvc import create_app
-    from guardsvc.extensions import limiter
 
-    monkeypatch.setattr(limiter, "enabled", limiter.enabled)
     limited = create_app({"TESTING": True, "RATELIMIT_ENABLED": True, "RATELIMIT_RESET": "2 per minute"})
     client = limited.test_client()
     token = csrf_token(client, "/masuk/lupa")

@@ -8,12 +8,8 @@ pytestmark = pytest.mark.usefixtures("quick_passwords")
 
 
 @pytest.fixture()
-def limited(app, monkeypatch):
+def limited(app):
     """A client of an app whose limits are on: two calls per minute for every operation."""
-    from guardsvc.extensions import limiter
-
-    # init_app switches the one shared limiter on: switch it back off after this test.
-    monkeypatch.setattr(limiter, "enabled", limiter.enabled)
     limited_app = create_app({"TESTING": True, "RATELIMIT_ENABLED": True,
                               "RATELIMIT_SUBMIT": "2 per minute", "RATELIMIT_CHECK": "2 per minute",
                               "RATELIMIT_AUTH": "2 per minute"})

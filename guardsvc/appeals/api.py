@@ -39,7 +39,7 @@ def submit():
 @check_limit
 def check(ticket_number):
     """Public status of one ticket."""
-    return ok(data=STATUS_SCHEMA.dump(service.find_ticket(ticket_number)))
+    return ok(data=STATUS_SCHEMA.dump(service.ticket_status(ticket_number)))
 
 
 @bp.post("/<path:ticket_number>/respond")

@@ -5,7 +5,7 @@ tickets up through both, spends one quota, not one per door.
 """
 from flask import request
 
-from guardsvc.extensions import configured_limit, limiter
+from guardsvc.ratelimits import Limit
 
 
 def _names_no_ticket():
@@ -13,7 +13,6 @@ def _names_no_ticket():
     return not ((request.view_args or {}).get("ticket_number") or request.args.get("tiket", "").strip())
 
 
-submit_limit = limiter.shared_limit(configured_limit("RATELIMIT_SUBMIT"), scope="appeal-submit")
-check_limit = limiter.shared_limit(configured_limit("RATELIMIT_CHECK"), scope="ticket-check",
-                                   exempt_when=_names_no_ticket)
-reply_limit = limiter.shared_limit(configured_limit("RATELIMIT_REPLY"), scope="ticket-reply")
+submit_limit = Limit("RATELIMIT_SUBMIT", scope="appeal-submit")
+check_limit = Limit("RATELIMIT_CHECK", scope="ticket-check", exempt_when=_names_no_ticket)
+reply_limit = Limit("RATELIMIT_REPLY", scope="ticket-reply")

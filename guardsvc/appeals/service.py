@@ -3,7 +3,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, time, timedelta
 
 from flask import current_app
-from sqlalchemy import and_, func, or_, select, update
+from sqlalchemy import and_, bindparam, func, or_, select, update
 from sqlalchemy.exc import IntegrityError
 
 from guardsvc import clock, codes, messages
@@ -117,6 +117,26 @@ def find_ticket(ticket_number):
     if not ticket:
         raise NotFound(messages.TICKET_NOT_FOUND)
     return ticket
+
+
+# A status check is the request that floods in (a block wave, everyone reloading): it reads
+# the columns it shows and nothing else, through one statement built once (SQLAlchemy caches
+# its compiled form), and gets plain rows instead of tracked ORM objects.
+PUBLIC_COLUMNS = ("ticket_number", "status", "created_at", "resolved_at", "admin_notes", "access_opened")
+_PUBLIC_STATUS = select(*(UnblockTicket.__table__.c[name] for name in PUBLIC_COLUMNS)).where(
+    UnblockTicket.__table__.c.ticket_number == bindparam("number"))
+
+
+def ticket_status(ticket_number):
+    """The public side of the ticket with this number (``PUBLIC_COLUMNS``), else NotFound.
+
+    Spaces are trimmed and any case is accepted, as in ``find_ticket``.
+    """
+    canonical = codes.parse_code(TICKET_PREFIX, ticket_number)
+    row = canonical and db.session.execute(_PUBLIC_STATUS, {"number": canonical}).first()
+    if not row:
+        raise NotFound(messages.TICKET_NOT_FOUND)
+    return row
 
 
 def decide_ticket(ticket_number, action, *, actor=None, notes=None, origin_ip=None, lift_ranges=False):

@@ -91,7 +91,7 @@ def check_status():
     if not typed.strip():
         return render_template("appeals/check.html", typed=typed, ticket=None)
     try:
-        ticket = service.find_ticket(typed)
+        ticket = service.ticket_status(typed)
     except NotFound:
         return render_template("appeals/check.html", typed=typed, ticket=None, not_found=True), 404
     return render_template("appeals/check.html", typed=ticket.ticket_number, ticket=ticket)

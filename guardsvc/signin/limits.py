@@ -8,14 +8,14 @@ so that it holds across workers, machines and addresses.
 same quota whether they come to /masuk or to ``POST /api/auth/tokens``.
 
 ``code_limit``: wrong second-step codes per client IP (``RATELIMIT_CODE``).
-Only wrong codes count (``deduct_when``), so a person who types the right code
+Only wrong codes count (``counts_when``), so a person who types the right code
 is never slowed down.
 """
 from flask import g
 
-from guardsvc.extensions import configured_limit, limiter
+from guardsvc.ratelimits import Limit
 
-sign_in_limit = limiter.shared_limit(configured_limit("RATELIMIT_AUTH"), scope="sign-in")
+sign_in_limit = Limit("RATELIMIT_AUTH", scope="sign-in")
 
 
 def remember_outcome(outcome):
@@ -28,5 +28,4 @@ def _wrong_code(_response):
     return g.get("signin_result") == "wrong_code"
 
 
-code_limit = limiter.shared_limit(configured_limit("RATELIMIT_CODE"), scope="signin-code",
-                                  deduct_when=_wrong_code)
+code_limit = Limit("RATELIMIT_CODE", scope="signin-code", counts_when=_wrong_code)

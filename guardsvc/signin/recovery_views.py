@@ -10,16 +10,16 @@ from guardsvc.accounts import resets
 from guardsvc.accounts.notices import unlinkable
 from guardsvc.accounts.schemas import ResetRequestSchema
 from guardsvc.errors import ValidationFailed
-from guardsvc.extensions import configured_limit, limiter
 from guardsvc.identity import current_client
 from guardsvc.pages.forms import load_form
+from guardsvc.ratelimits import Limit
 from guardsvc.signin import account
 
 bp = Blueprint("recovery_pages", __name__)
 bp.add_app_template_filter(unlinkable, "unlinkable")
 
 # Requests for a link per client IP: each one may send an e-mail.
-reset_request_limit = limiter.shared_limit(configured_limit("RATELIMIT_RESET"), scope="password-reset")
+reset_request_limit = Limit("RATELIMIT_RESET", scope="password-reset")
 # The secret is in the address: never cached, never sent on as a referrer.
 PRIVATE = {"Cache-Control": "no-store", "Referrer-Policy": "no-referrer"}
 

@@ -1,0 +1,34 @@
+"""Flask's signed-cookie session, without the work a request that has no session does.
+
+The session cookie carries short-lived form state (flash messages, the CSRF
+secret, the key of the server-side sign-in session). Flask's own interface
+builds a new signing serializer on every request and reads seven cookie
+settings before it finds that there is nothing to save; most requests, the API
+and every status check among them, have no session at all. Here the serializer
+is built once per key set (rotation through ``SECRET_KEY_FALLBACKS`` still
+works: a changed key set builds a new one), and a session nobody touched is
+not looked at again.
+"""
+from flask.sessions import SecureCookieSessionInterface
+
+
+class CookieSessionInterface(SecureCookieSessionInterface):
+    def __init__(self):
+        self._serializer = None
+        self._keys = None
+
+    def get_signing_serializer(self, app):
+        keys = (app.secret_key, tuple(app.config["SECRET_KEY_FALLBACKS"] or ()))
+        if keys != self._keys:
+            self._serializer = super().get_signing_serializer(app)
+            self._keys = keys
+        return self._serializer
+
+    def save_session(self, app, session, response):
+        if not (session or session.modified or session.accessed):
+            return  # never read, never written: no cookie, no Vary
+        super().save_session(app, session, response)
+
+
+def init_cookie_session(app):
+    app.session_interface = CookieSessionInterface()

@@ -1,0 +1,199 @@
+"""Rate limits: one bucket per operation, shared by every door that performs it.
+
+Counting is the ``limits`` library's job: its fixed-window counters, kept in
+this process's memory (``guardsvc-memory://``, ``guardsvc.ratelimit_memory``) or
+in Redis. This module is the thin part around it, and it does per request only
+what a limit needs: the client's address, one counter increment per limit of
+the operation (one round trip each on Redis), and the ``X-RateLimit-*``
+headers from the counts those increments return. A general-purpose extension
+(default limits, meta limits, per-route exemption scopes, checking once in a
+before_request hook and again in the decorator) cost a status check several
+times the work of its database lookup.
+
+A limited door is decorated with a ``Limit``::
+
+    check_limit = Limit("RATELIMIT_CHECK", scope="ticket-check")
+
+    @check_limit
+    def check(...): ...
+
+``RATELIMIT_CHECK`` names the setting holding the limit (``"60 per minute"``,
+several separated by ``;``); ``scope`` names the bucket, so the API door and
+the page door of one operation spend one quota. When the store cannot be
+reached the limits go on in memory (a request is never refused because Redis
+is away), and the store is tried again every ``STORE_RETRY_SECONDS``.
+"""
+import logging
+import time
+from dataclasses import dataclass
+from functools import wraps
+
+from flask import current_app, g
+from limits import parse_many
+from limits.storage import storage_from_string
+
+from guardsvc.addresses import client_ip
+from guardsvc.errors import RateLimited
+
+log = logging.getLogger(__name__)
+EXTENSION = "guardsvc.ratelimits"
+STORE_RETRY_SECONDS = 5.0
+_SPENT = "guardsvc_ratelimit_spent"
+_DEFERRED = "guardsvc_ratelimit_deferred"
+
+
+@dataclass(frozen=True)
+class Spent:
+    """What one limit of this request said: the header values and, when refused, the wait."""
+
+    amount: int
+    remaining: int
+    reset_at: float
+
+
+class Counters:
+    """One application's counters: the configured store, with memory standing in while it is away."""
+
+    def __init__(self, config):
+        self.enabled = bool(config["RATELIMIT_ENABLED"])
+        self.prefix = config["RATELIMIT_KEY_PREFIX"]
+        self.uri = config["RATELIMIT_STORAGE_URI"]
+        self.options = dict(config.get("RATELIMIT_STORAGE_OPTIONS") or {})
+        self.primary = storage_from_string(self.uri, **self.options) if self.enabled else None
+        self.fallback = None
+        self.retry_at = 0.0
+        self._parsed = {}
+
+    def limits_of(self, text):
+        """The parsed limits of a setting's value (parsed once per distinct value)."""
+        parsed = self._parsed.get(text)
+        if parsed is None:
+            parsed = self._parsed[text] = tuple(parse_many(text))
+        return parsed
+
+    def key(self, item, client, scope):
+        return item.key_for(self.prefix, client, scope)
+
+    def run(self, operation):
+        """``operation(store)`` on the configured store, or on memory while that store is away."""
+        store = self._store()
+        try:
+            return operation(store)
+        except Exception:  # noqa: BLE001 - any store failure: keep limiting, in memory
+            if store is not self.primary:
+                raise
+            log.warning("rate-limit store %s unreachable: counting in this process's memory for now",
+                        self.uri.split("://")[0], exc_info=log.isEnabledFor(logging.DEBUG))
+            self._fall_back()
+            return operation(self.fallback)
+
+    def _store(self):
+        if self.fallback is None:
+            return self.primary
+        now = time.monotonic()
+        if now >= self.retry_at:
+            self.retry_at = now + STORE_RETRY_SECONDS
+            try:
+                back = self.primary.check()
+            except Exception:  # noqa: BLE001
+                back = False
+            if back:
+                log.info("rate-limit store %s is back", self.uri.split("://")[0])
+                self.fallback = None
+                return self.primary
+        return self.fallback
+
+    def _fall_back(self):
+        from guardsvc.ratelimit_memory import BoundedMemoryStorage
+
+        if self.fallback is None:
+            self.fallback = BoundedMemoryStorage()
+        self.retry_at = time.monotonic() + STORE_RETRY_SECONDS
+
+
+def counters():
+    return current_app.extensions[EXTENSION]
+
+
+class Limit:
+    """A decorator that counts each call of a door against the limits in ``setting``.
+
+    ``exempt_when()``: true when this request is not the operation (nothing is
+    counted). ``counts_when()``: when given, the request is only checked
+    beforehand and counted afterwards if it returns true (a wrong code counts,
+    a right one does not).
+    """
+
+    def __init__(self, setting, scope, exempt_when=None, counts_when=None):
+        self.setting, self.scope = setting, scope
+        self.exempt_when, self.counts_when = exempt_when, counts_when
+
+    def __call__(self, view):
+        @wraps(view)
+        def limited(*args, **kwargs):
+            state = counters()
+            if state.enabled and not (self.exempt_when and self.exempt_when()):
+                self._spend(state)
+            return view(*args, **kwargs)
+        return limited
+
+    def _spend(self, state):
+        items = state.limits_of(current_app.config[self.setting])
+        client = client_ip()
+        if self.counts_when is not None:
+            g.setdefault(_DEFERRED, []).append((self, items, client))
+            refused = state.run(lambda store: [item for item in items
+                                               if store.get(state.key(item, client, self.scope)) >= item.amount])
+            if refused:
+                self._refuse(state, refused[0], client)
+            return
+        counts = state.run(lambda store: [store.incr(state.key(item, client, self.scope), item.get_expiry())
+                                          for item in items])
+        tightest = None
+        for item, count in zip(items, counts):
+            if count > item.amount:
+                self._refuse(state, item, client)
+            if tightest is None or item.amount - count < tightest[0].amount - tightest[1]:
+                tightest = (item, count)
+        item, count = tightest
+        _remember(state, item, count, state.key(item, client, self.scope))
+
+    def _refuse(self, state, item, client):
+        key = state.key(item, client, self.scope)
+        spent = _remember(state, item, item.amount, key)
+        raise RateLimited(max(1, int(spent.reset_at - time.time() + 0.999)))
+
+
+def _remember(state, item, count, key):
+    reset_at = state.run(lambda store: store.get_expiry(key))
+    spent = Spent(item.amount, max(0, item.amount - count), reset_at)
+    g.setdefault(_SPENT, []).append(spent)
+    return spent
+
+
+def _count_deferred(response):
+    """after_request: count the checked-only limits whose request turned out to count."""
+    for limit, items, client in g.pop(_DEFERRED, ()):
+        if limit.counts_when(response):
+            state = counters()
+            state.run(lambda store: [store.incr(state.key(item, client, limit.scope), item.get_expiry())
+                                     for item in items])
+    return response
+
+
+def add_limit_headers(response):
+    """after_request: the tightest limit this request spent, as ``X-RateLimit-*`` headers."""
+    spent = g.pop(_SPENT, None)
+    if spent:
+        tightest = min(spent, key=lambda s: s.remaining)
+        headers = response.headers
+        headers["X-RateLimit-Limit"] = str(tightest.amount)
+        headers["X-RateLimit-Remaining"] = str(tightest.remaining)
+        headers["X-RateLimit-Reset"] = str(int(tightest.reset_at))
+    return response
+
+
+def init_ratelimits(app):
+    app.extensions[EXTENSION] = Counters(app.config)
+    app.after_request(add_limit_headers)
+    app.after_request(_count_deferred)
