@@ -5,7 +5,9 @@ Everything goes through Flask-Babel, so the locale (``id``) and the zone
 context, not a request: e-mails queued from the CLI are formatted the same way.
 Stored datetimes are naive UTC; JSON keeps them in UTC (guardsvc/clock.py).
 """
-from flask_babel import format_date, format_datetime, format_decimal, format_timedelta
+from functools import lru_cache
+
+from flask_babel import format_date, format_datetime, format_decimal, format_timedelta, get_locale, get_timezone
 
 # "22 November 2026, 17.52 WIB": the zone's own abbreviation (WIB/WITA/WIT) always shown.
 TIME_PATTERN = "d MMMM y, HH.mm zzz"
@@ -15,7 +17,15 @@ def human_time(value):
     """``22 November 2026, 17.52 WIB`` for a naive-UTC datetime; '' for None."""
     if value is None:
         return ""
-    return format_datetime(value, TIME_PATTERN)
+    # The text changes once a minute: formatting it (the zone's name above all) costs far more
+    # than looking it up, and every submitted appeal formats its own "now" for the e-mail.
+    return _minute_text(value.replace(second=0, microsecond=0), str(get_timezone()), str(get_locale()))
+
+
+@lru_cache(maxsize=1024)
+def _minute_text(minute, _zone, _locale):
+    # Zone and locale are part of the key: an app with other settings never reads these texts.
+    return format_datetime(minute, TIME_PATTERN)
 
 
 def human_number(value):

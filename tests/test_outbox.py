@@ -18,11 +18,10 @@ def queue(app, count=1, recipient="budi@example.com"):
     with app.app_context():
         ids = []
         for n in range(count):
-            message = queue_mail("appeal_decision", recipient, f"Pesan uji {n}", "appeal_decision",
-                                 name="Budi", ticket_number="TKT-0000000A", decision="Disetujui",
-                                 approved=True, notes=f"Catatan {n}", when="kemarin",
-                                 status_url="http://example.test/banding/cek?tiket=TKT-0000000A")
-            ids.append(message.id)
+            ids.append(queue_mail("appeal_decision", recipient, f"Pesan uji {n}", "appeal_decision",
+                                  name="Budi", ticket_number="TKT-0000000A", decision="Disetujui",
+                                  approved=True, notes=f"Catatan {n}", when="kemarin",
+                                  status_url="http://example.test/banding/cek?tiket=TKT-0000000A"))
         db.session.commit()
         return ids
 

@@ -32,13 +32,13 @@ def hash_secret(secret):
 def new_private_link(ticket):
     """A fresh private link to ``ticket``'s conversation, for one e-mail; only its hash is stored."""
     secret = secrets.token_urlsafe(SECRET_BYTES)
-    db.session.add(TicketSecret(ticket_id=ticket.id, secret_hash=hash_secret(secret), created_at=clock.utcnow()))
+    db.session.execute(TicketSecret.__table__.insert(), {
+        "ticket_id": ticket.id, "secret_hash": hash_secret(secret), "created_at": clock.utcnow()})
     return external_url("conversation_pages.conversation_page", secret=secret)
 
 
 def confirm_submission(ticket):
-    """Queue the confirmation e-mail of a new ticket, with its number and a private link."""
-    db.session.flush()  # the ticket needs its id before a link can point at it
+    """Queue the confirmation e-mail of a stored ticket, with its number and a private link."""
     queue_confirmation_mail(ticket, new_private_link(ticket))
 
 

@@ -11,6 +11,7 @@ from guardsvc.extensions import db
 
 PENDING_WITHOUT_DEVICE = text(f"status = '{PENDING}' AND device_id IS NULL")
 PENDING_WITH_DEVICE = text(f"status = '{PENDING}' AND device_id IS NOT NULL")
+PENDING_ONLY = text(f"status = '{PENDING}'")
 
 
 class UnblockTicket(db.Model):
@@ -29,6 +30,9 @@ class UnblockTicket(db.Model):
         # The queue, newest first (created_at, id), read one page at a time.
         Index("ix_unblock_tickets_created_at_id", "created_at", "id"),
         Index("ix_unblock_tickets_ip_address", "ip_address"),
+        # The per-address ceiling on pending tickets counts from this (appeals.service).
+        Index("ix_unblock_tickets_pending_ip_address", "ip_address",
+              sqlite_where=PENDING_ONLY, postgresql_where=PENDING_ONLY),
         Index("ix_unblock_tickets_device_id", "device_id"),
     )
 

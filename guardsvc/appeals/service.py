@@ -4,7 +4,8 @@ from datetime import datetime, time, timedelta
 
 from flask import current_app
 from sqlalchemy import and_, bindparam, func, or_, select, update
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.orm import make_transient_to_detached
 
 from guardsvc import clock, codes, messages
 from guardsvc.appeals.conversation import confirm_submission
@@ -13,7 +14,7 @@ from guardsvc.appeals.models import UnblockTicket
 from guardsvc.appeals.statuses import APPROVED, PENDING, REJECTED, STATUSES
 from guardsvc.appeals.notify import queue_decision_mail
 from guardsvc.audit.service import record_event
-from guardsvc.blocks.service import find_active_block
+from guardsvc.blocks.service import find_active_block_id
 from guardsvc.errors import Cooldown, InvalidState, NotFound, TooManyPending
 from guardsvc.extensions import db
 from guardsvc.listing import COUNT_CAP, capped_count, contains_text, paginate
@@ -43,43 +44,72 @@ def pending_ticket_for(client):
         UnblockTicket.status == PENDING, _same_client(client)).limit(1))
 
 
-def _pending_on_network(ip_address):
-    return db.session.scalar(select(func.count()).select_from(UnblockTicket).where(
-        UnblockTicket.ip_address == ip_address, UnblockTicket.status == PENDING))
+def _pending_on_network(ip_address, ceiling):
+    """How many tickets from this address are pending, counted up to ``ceiling`` and no further.
+
+    All of a block wave behind one NAT shares an address: an unbounded count
+    would read every one of its pending tickets on each new submission.
+    """
+    pending = select(UnblockTicket.id).where(
+        UnblockTicket.ip_address == ip_address, UnblockTicket.status == PENDING).limit(ceiling).subquery()
+    return db.session.scalar(select(func.count()).select_from(pending))
+
+
+def _insert_pending(dialect_name):
+    """INSERT of a pending ticket that yields its id, or no row when a unique index refuses it.
+
+    ``ON CONFLICT DO NOTHING`` (both databases): losing the cooldown race, or a
+    ticket-number collision, is an answer rather than an error, so no savepoint
+    is needed around the insert and nothing else the request did is undone.
+    """
+    dialect = postgresql if dialect_name == "postgresql" else sqlite
+    table = UnblockTicket.__table__
+    return dialect.insert(table).on_conflict_do_nothing().returning(table.c.id)
+
+
+_INSERTS = {name: _insert_pending(name) for name in ("sqlite", "postgresql")}
+_COLUMNS = tuple(column.key for column in UnblockTicket.__table__.columns)
+
+
+def _stored_ticket(values):
+    """The ticket just inserted as a persistent ORM object, without reading it back."""
+    ticket = UnblockTicket(**{key: values.get(key) for key in _COLUMNS})
+    make_transient_to_detached(ticket)
+    db.session.add(ticket)
+    return ticket
 
 
 def submit_ticket(client, *, name, email, reason, phone=None):
     """Open a pending ticket for ``client``; raise Cooldown while its own one is pending.
 
     The partial unique indexes on pending tickets are what enforce the rule:
-    the insert is tried first, and when it fails (a pending ticket of this
-    client exists, or two submissions raced) the answer names the client's own
-    ticket. A failed insert that no pending ticket explains was a ticket-number
-    collision, and is retried with a new number. Beyond ``PENDING_PER_IP``
+    the insert is tried first, and when the database refuses it (a pending
+    ticket of this client exists, or two submissions raced) the answer names
+    the client's own ticket. A refused insert that no pending ticket explains
+    was a ticket-number collision, and is retried with a new number. Beyond ``PENDING_PER_IP``
     pending tickets from one address, new clients there wait (TooManyPending):
     spam from one address is priced out without a CAPTCHA. The confirmation
     e-mail, with the private link to the conversation, is queued in the same
     transaction.
     """
     ceiling = current_app.config["PENDING_PER_IP"]
-    if ceiling and _pending_on_network(client.ip_address) >= ceiling:
+    if ceiling and _pending_on_network(client.ip_address, ceiling) >= ceiling:
         existing = pending_ticket_for(client)
         raise Cooldown(existing.ticket_number) if existing else TooManyPending()
-    block = find_active_block(client.ip_address, client.device_id, client.local_ip)
+    insert = _INSERTS[db.session.get_bind().dialect.name]
+    values = dict(name=name, email=email, phone=phone, reason=reason, ip_address=client.ip_address,
+                  device_id=client.device_id, local_ip=client.local_ip, user_agent=client.user_agent,
+                  block_id=find_active_block_id(client.ip_address, client.device_id, client.local_ip),
+                  status=PENDING, created_at=clock.utcnow())
     for _ in range(MAX_ATTEMPTS):
-        ticket = UnblockTicket(
-            ticket_number=codes.new_code(TICKET_PREFIX), name=name, email=email, phone=phone,
-            reason=reason, ip_address=client.ip_address, device_id=client.device_id,
-            local_ip=client.local_ip, user_agent=client.user_agent,
-            block_id=block.id if block else None, status=PENDING, created_at=clock.utcnow())
-        try:
-            with db.session.begin_nested():
-                db.session.add(ticket)
-        except IntegrityError:
+        values["ticket_number"] = codes.new_code(TICKET_PREFIX)
+        ticket_id = db.session.execute(insert, values).scalar()
+        if ticket_id is None:
             existing = pending_ticket_for(client)
             if existing is not None:
-                raise Cooldown(existing.ticket_number) from None
-            continue
+                raise Cooldown(existing.ticket_number)
+            continue  # the number was taken: draw another
+        ticket = _stored_ticket({**values, "id": ticket_id})
         confirm_submission(ticket)
         return ticket
     raise RuntimeError("could not store the ticket")  # pragma: no cover

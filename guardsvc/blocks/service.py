@@ -95,17 +95,20 @@ def _matching_rows(ip_address, device_id, local_ip=None, any_local_ip=False, sta
         "any_local_ip": any_local_ip, "now": clock.utcnow()}).all()
 
 
+def find_active_block_id(ip_address=None, device_id=None, local_ip=None):
+    """The id of the newest block that applies to the client now, or None (no ORM load)."""
+    rows = _matching_rows(ip_address, device_id, local_ip, statement=ENFORCED_BLOCKS)
+    return max(rows, key=lambda row: (row.created_at, row.id)).id if rows else None
+
+
 def find_active_block(ip_address=None, device_id=None, local_ip=None):
     """The newest block that applies to the client now, or None (also when an allow entry matches).
 
     Runs on every guarded request: one precompiled query reading two columns,
     and an ORM load only when the client is blocked.
     """
-    rows = _matching_rows(ip_address, device_id, local_ip, statement=ENFORCED_BLOCKS)
-    if not rows:
-        return None
-    newest = max(rows, key=lambda row: (row.created_at, row.id))
-    return db.session.get(Block, newest.id)
+    block_id = find_active_block_id(ip_address, device_id, local_ip)
+    return None if block_id is None else db.session.get(Block, block_id)
 
 
 def create_block(*, network=None, device_id=None, local_ip=None, reason=None, expires_at=None,

@@ -6,22 +6,24 @@ from guardsvc.extensions import db
 from guardsvc.outbox.models import OutboxMessage
 
 
+_INSERT = OutboxMessage.__table__.insert().returning(OutboxMessage.__table__.c.id)
+
+
 def queue_mail(kind, recipient, subject, template, **context):
     """Queue a message rendered from ``templates/mail/<template>.txt`` and ``.html``.
 
-    Only a row is added (no commit, no network): the message is stored if and
-    only if the caller's transaction commits, and delivery happens later, in
-    ``flask mail deliver``, so an SMTP outage never slows or breaks the caller.
+    Only a row is inserted (no commit, no network): the message is stored if
+    and only if the caller's transaction commits, and delivery happens later,
+    in ``flask mail deliver``, so an SMTP outage never slows or breaks the
+    caller. One INSERT, not an ORM object to track: requests that queue mail
+    (a submitted appeal) arrive in floods. Returns the message's id.
     """
     now = clock.utcnow()
-    message = OutboxMessage(
-        kind=kind, recipient=recipient, subject=subject,
-        body_text=render_template(f"mail/{template}.txt", **context),
-        body_html=render_template(f"mail/{template}.html", subject=subject, **context),
-        status="pending", attempts=0, next_attempt_at=now, created_at=now)
-    db.session.add(message)
-    db.session.flush()
-    return message
+    return db.session.execute(_INSERT, {
+        "kind": kind, "recipient": recipient, "subject": subject,
+        "body_text": render_template(f"mail/{template}.txt", **context),
+        "body_html": render_template(f"mail/{template}.html", subject=subject, **context),
+        "status": "pending", "attempts": 0, "next_attempt_at": now, "created_at": now}).scalar_one()
 
 
 def messages_to(recipient, kind=None):
