@@ -3,8 +3,7 @@ import hashlib
 import secrets
 from datetime import timedelta
 
-from sqlalchemy import select
-from sqlalchemy.orm import joinedload
+from sqlalchemy import bindparam, select, update
 
 from guardsvc import clock, messages
 from guardsvc.accounts import notices, passwords
@@ -120,26 +119,31 @@ def create_token(user, name=None, *, client):
     return plain, record
 
 
+# One statement, built once: the owner and the two token columns the request needs (a bearer
+# request is a hot path; the token itself is never loaded as an object).
+_TOKEN_OWNER = (select(User, ApiToken.id.label("token_id"), ApiToken.last_used_at)
+                .join(ApiToken, ApiToken.user_id == User.id)
+                .where(ApiToken.token_hash == bindparam("token_hash"), ApiToken.revoked_at.is_(None)))
+
+
 def user_for_token(plain):
     """The active user owning this unrevoked token, or None."""
     if not plain or not plain.startswith(TOKEN_PREFIX) or len(plain) > 128:
         return None
-    # One statement: the token and its owner together (a bearer request is a hot path).
-    record = db.session.scalar(
-        select(ApiToken).options(joinedload(ApiToken.user))
-        .where(ApiToken.token_hash == hash_token(plain), ApiToken.revoked_at.is_(None)))
-    if record is None or not record.user.is_active:
+    row = db.session.execute(_TOKEN_OWNER, {"token_hash": hash_token(plain)}).first()
+    if row is None or not row.User.is_active:
         return None
-    _touch_token(record)
-    return record.user
+    _touch_token(row.token_id, row.last_used_at)
+    return row.User
 
 
-def _touch_token(record):
+def _touch_token(token_id, last_used_at):
     now = clock.utcnow()
-    if record.last_used_at is not None and now - record.last_used_at < LAST_USED_RESOLUTION:
+    if last_used_at is not None and now - last_used_at < LAST_USED_RESOLUTION:
         return
-    # Rides on the request's own commit (reads commit too); at most one write a minute.
-    record.last_used_at = now
+    # Part of the request's own unit of work; at most one write a minute.
+    db.session.execute(update(ApiToken.__table__).where(ApiToken.__table__.c.id == token_id)
+                       .values(last_used_at=now))
 
 
 def list_tokens(user):

@@ -4,8 +4,6 @@ from datetime import datetime, time, timedelta
 
 from flask import current_app
 from sqlalchemy import and_, bindparam, func, or_, select, update
-from sqlalchemy.dialects import postgresql, sqlite
-from sqlalchemy.orm import make_transient_to_detached
 
 from guardsvc import clock, codes, messages
 from guardsvc.appeals.conversation import confirm_submission
@@ -17,6 +15,7 @@ from guardsvc.audit.service import record_event
 from guardsvc.blocks.service import find_active_block_id
 from guardsvc.errors import Cooldown, InvalidState, NotFound, TooManyPending
 from guardsvc.extensions import db
+from guardsvc.inserts import insert_unless_conflict
 from guardsvc.listing import COUNT_CAP, capped_count, contains_text, paginate
 
 TICKET_PREFIX = codes.TICKET_PREFIX
@@ -55,30 +54,6 @@ def _pending_on_network(ip_address, ceiling):
     return db.session.scalar(select(func.count()).select_from(pending))
 
 
-def _insert_pending(dialect_name):
-    """INSERT of a pending ticket that yields its id, or no row when a unique index refuses it.
-
-    ``ON CONFLICT DO NOTHING`` (both databases): losing the cooldown race, or a
-    ticket-number collision, is an answer rather than an error, so no savepoint
-    is needed around the insert and nothing else the request did is undone.
-    """
-    dialect = postgresql if dialect_name == "postgresql" else sqlite
-    table = UnblockTicket.__table__
-    return dialect.insert(table).on_conflict_do_nothing().returning(table.c.id)
-
-
-_INSERTS = {name: _insert_pending(name) for name in ("sqlite", "postgresql")}
-_COLUMNS = tuple(column.key for column in UnblockTicket.__table__.columns)
-
-
-def _stored_ticket(values):
-    """The ticket just inserted as a persistent ORM object, without reading it back."""
-    ticket = UnblockTicket(**{key: values.get(key) for key in _COLUMNS})
-    make_transient_to_detached(ticket)
-    db.session.add(ticket)
-    return ticket
-
-
 def submit_ticket(client, *, name, email, reason, phone=None):
     """Open a pending ticket for ``client``; raise Cooldown while its own one is pending.
 
@@ -96,20 +71,18 @@ def submit_ticket(client, *, name, email, reason, phone=None):
     if ceiling and _pending_on_network(client.ip_address, ceiling) >= ceiling:
         existing = pending_ticket_for(client)
         raise Cooldown(existing.ticket_number) if existing else TooManyPending()
-    insert = _INSERTS[db.session.get_bind().dialect.name]
     values = dict(name=name, email=email, phone=phone, reason=reason, ip_address=client.ip_address,
                   device_id=client.device_id, local_ip=client.local_ip, user_agent=client.user_agent,
                   block_id=find_active_block_id(client.ip_address, client.device_id, client.local_ip),
                   status=PENDING, created_at=clock.utcnow())
     for _ in range(MAX_ATTEMPTS):
         values["ticket_number"] = codes.new_code(TICKET_PREFIX)
-        ticket_id = db.session.execute(insert, values).scalar()
-        if ticket_id is None:
+        ticket = insert_unless_conflict(UnblockTicket, values)
+        if ticket is None:
             existing = pending_ticket_for(client)
             if existing is not None:
                 raise Cooldown(existing.ticket_number)
             continue  # the number was taken: draw another
-        ticket = _stored_ticket({**values, "id": ticket_id})
         confirm_submission(ticket)
         return ticket
     raise RuntimeError("could not store the ticket")  # pragma: no cover

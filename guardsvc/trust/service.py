@@ -3,12 +3,12 @@ from datetime import timedelta
 
 from flask import current_app
 from sqlalchemy import func, select
-from sqlalchemy.exc import IntegrityError
 
 from guardsvc import clock, messages
 from guardsvc.accounts import notices
 from guardsvc.errors import NotFound
 from guardsvc.extensions import db
+from guardsvc.inserts import insert_unless_conflict
 from guardsvc.trust.models import TrustedIp
 from guardsvc.useragent import describe_user_agent
 
@@ -42,18 +42,15 @@ def trust_device(user, client, device_name=None):
             if trusted_again:
                 notices.device_trusted(user, record, client=client)
             return record, False
-        record = TrustedIp(user_id=user.id, ip_address=client.ip_address, device_id=client.device_id,
-                           local_ip=client.local_ip, device_name=device_name or _derived_name(client),
-                           operating_system=client.user_agent, is_active=True)
-        try:
-            # Only the insert is undone when a concurrent first save wins the race;
-            # whatever the request wrote before (a sign-in's history) stays.
-            with db.session.begin_nested():
-                db.session.add(record)
+        # A concurrent first save that wins the race makes this insert a no-op (then the
+        # loop refreshes its row); whatever the request wrote before (a sign-in's history) stays.
+        record = insert_unless_conflict(TrustedIp, dict(
+            user_id=user.id, ip_address=client.ip_address, device_id=client.device_id,
+            local_ip=client.local_ip, device_name=device_name or _derived_name(client),
+            operating_system=client.user_agent, is_active=True))
+        if record is not None:
             notices.device_trusted(user, record, client=client)
             return record, True
-        except IntegrityError:
-            pass
     raise RuntimeError("trusted IP neither inserted nor found")  # pragma: no cover
 
 

@@ -1,0 +1,45 @@
+"""Inserting a row that a unique index may refuse: one statement, no savepoint, no read-back.
+
+``INSERT ... ON CONFLICT DO NOTHING RETURNING *`` (PostgreSQL and SQLite alike)
+turns "the database already holds such a row" into an answer instead of an
+error: the row comes back when it was stored, nothing when it was refused. A
+rule that expects a race (two first submissions of one client, two first
+saves of one device) needs no savepoint around its insert, so losing the race
+undoes nothing else the request did, and the request runs one statement where
+an ORM flush inside a savepoint ran three.
+"""
+from sqlalchemy import inspect
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.orm import make_transient_to_detached
+
+from guardsvc.extensions import db
+
+_DIALECTS = {"postgresql": postgresql, "sqlite": sqlite}
+_PLANS = {}
+
+
+def _plan(model, dialect_name):
+    """(statement, attribute names in column order) for ``model`` on this database, built once."""
+    plan = _PLANS.get((model, dialect_name))
+    if plan is None:
+        table, mapper = model.__table__, inspect(model)
+        statement = _DIALECTS[dialect_name].insert(table).on_conflict_do_nothing().returning(*table.columns)
+        names = tuple(mapper.get_property_by_column(column).key for column in table.columns)
+        plan = _PLANS[(model, dialect_name)] = (statement, names)
+    return plan
+
+
+def insert_unless_conflict(model, values):
+    """Insert a ``model`` row from ``values`` (column defaults apply).
+
+    Returns the stored row as a persistent ORM object of this session, built
+    from what the INSERT returned, or None when a unique index refused it.
+    """
+    statement, names = _plan(model, db.session.get_bind().dialect.name)
+    row = db.session.execute(statement, values).first()
+    if row is None:
+        return None
+    record = model(**dict(zip(names, row)))
+    make_transient_to_detached(record)
+    db.session.add(record)
+    return record
