@@ -30,7 +30,7 @@ from functools import wraps
 
 from flask import current_app, g
 from limits import parse_many
-from limits.storage import storage_from_string
+from limits.storage import RedisStorage, storage_from_string
 
 from guardsvc.addresses import client_ip
 from guardsvc.errors import RateLimited
@@ -40,6 +40,17 @@ EXTENSION = "guardsvc.ratelimits"
 STORE_RETRY_SECONDS = 5.0
 _SPENT = "guardsvc_ratelimit_spent"
 _DEFERRED = "guardsvc_ratelimit_deferred"
+# Redis: every counter of the request incremented, started and read back in one round trip.
+_COUNT_ON_REDIS = """
+local out = {}
+for i, key in ipairs(KEYS) do
+  local count = redis.call('INCRBY', key, 1)
+  if count == 1 then redis.call('EXPIRE', key, ARGV[i]) end
+  out[2 * i - 1] = count
+  out[2 * i] = redis.call('TTL', key)
+end
+return out
+"""
 
 
 @dataclass(frozen=True)
@@ -63,6 +74,7 @@ class Counters:
         self.fallback = None
         self.retry_at = 0.0
         self._parsed = {}
+        self._redis_script = None
 
     def limits_of(self, text):
         """The parsed limits of a setting's value (parsed once per distinct value)."""
@@ -73,6 +85,21 @@ class Counters:
 
     def key(self, item, client, scope):
         return item.key_for(self.prefix, client, scope)
+
+    def count(self, store, counters):
+        """Add one to each ``(key, window seconds)`` counter; ``[(count, reset_at), ...]``.
+
+        On a plain Redis store this is one round trip for all of them; elsewhere
+        (memory) each counter is a dictionary update and a read.
+        """
+        if type(store) is RedisStorage:  # noqa: E721 - not its cluster or sentinel subclasses
+            if self._redis_script is None:
+                self._redis_script = store.get_connection().register_script(_COUNT_ON_REDIS)
+            flat = self._redis_script(keys=[store.prefixed_key(key) for key, _ in counters],
+                                      args=[seconds for _, seconds in counters])
+            now = time.time()
+            return [(int(flat[2 * i]), now + max(int(flat[2 * i + 1]), 0)) for i in range(len(counters))]
+        return [(store.incr(key, seconds), store.get_expiry(key)) for key, seconds in counters]
 
     def run(self, operation):
         """``operation(store)`` on the configured store, or on memory while that store is away."""
@@ -147,28 +174,28 @@ class Limit:
             if refused:
                 self._refuse(state, refused[0], client)
             return
-        counts = state.run(lambda store: [store.incr(state.key(item, client, self.scope), item.get_expiry())
-                                          for item in items])
-        tightest = None
-        for item, count in zip(items, counts):
-            if count > item.amount:
-                self._refuse(state, item, client)
-            if tightest is None or item.amount - count < tightest[0].amount - tightest[1]:
-                tightest = (item, count)
-        item, count = tightest
-        _remember(state, item, count, state.key(item, client, self.scope))
+        keyed = [(state.key(item, client, self.scope), item.get_expiry()) for item in items]
+        counts = state.run(lambda store: state.count(store, keyed))
+        spent = [Spent(item.amount, max(0, item.amount - count), reset_at)
+                 for item, (count, reset_at) in zip(items, counts)]
+        refused = [s for s, (count, _) in zip(spent, counts) if count > s.amount]
+        _remember(min(refused or spent, key=lambda s: (s.remaining, -s.reset_at)))
+        if refused:
+            raise RateLimited(_seconds_until(max(s.reset_at for s in refused)))
 
     def _refuse(self, state, item, client):
         key = state.key(item, client, self.scope)
-        spent = _remember(state, item, item.amount, key)
-        raise RateLimited(max(1, int(spent.reset_at - time.time() + 0.999)))
+        reset_at = state.run(lambda store: store.get_expiry(key))
+        _remember(Spent(item.amount, 0, reset_at))
+        raise RateLimited(_seconds_until(reset_at))
 
 
-def _remember(state, item, count, key):
-    reset_at = state.run(lambda store: store.get_expiry(key))
-    spent = Spent(item.amount, max(0, item.amount - count), reset_at)
+def _seconds_until(moment):
+    return max(1, int(moment - time.time() + 0.999))
+
+
+def _remember(spent):
     g.setdefault(_SPENT, []).append(spent)
-    return spent
 
 
 def _count_deferred(response):
@@ -176,8 +203,8 @@ def _count_deferred(response):
     for limit, items, client in g.pop(_DEFERRED, ()):
         if limit.counts_when(response):
             state = counters()
-            state.run(lambda store: [store.incr(state.key(item, client, limit.scope), item.get_expiry())
-                                     for item in items])
+            keyed = [(state.key(item, client, limit.scope), item.get_expiry()) for item in items]
+            state.run(lambda store: state.count(store, keyed))
     return response
 
 
@@ -185,7 +212,7 @@ def add_limit_headers(response):
     """after_request: the tightest limit this request spent, as ``X-RateLimit-*`` headers."""
     spent = g.pop(_SPENT, None)
     if spent:
-        tightest = min(spent, key=lambda s: s.remaining)
+        tightest = min(spent, key=lambda s: (s.remaining, -s.reset_at))
         headers = response.headers
         headers["X-RateLimit-Limit"] = str(tightest.amount)
         headers["X-RateLimit-Remaining"] = str(tightest.remaining)

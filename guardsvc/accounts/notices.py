@@ -12,7 +12,7 @@ from markupsafe import Markup, escape
 from guardsvc import clock, messages
 from guardsvc.humantime import human_time
 from guardsvc.links import external_url
-from guardsvc.outbox.service import queue_mail
+from guardsvc.outbox.service import compose_mail, store_mail
 from guardsvc.useragent import describe_user_agent
 
 TEMPLATE = "security_notice"
@@ -41,7 +41,11 @@ def _origin(client):
 
 def _queue(kind, user, subject, what, client, details=()):
     """Queue one notice to ``user``; ``details`` are extra (label, user-chosen text) rows."""
-    return queue_mail(
+    return store_mail(_compose(kind, user, subject, what, client, details))
+
+
+def _compose(kind, user, subject, what, client, details=()):
+    return compose_mail(
         kind, user.email, subject, TEMPLATE, name=user.name, email=user.email, what=what,
         when=human_time(clock.utcnow()), details=list(details), **_origin(client),
         forgot_url=external_url("recovery_pages.forgot_form"),
@@ -90,8 +94,16 @@ def token_created(user, record, *, client):
 
 def device_trusted(user, record, *, client):
     """A device became trusted (newly, or again after it was revoked)."""
-    return _queue("notice_device_trusted", user, messages.NOTICE_TRUSTED_DEVICE_SUBJECT,
-                  messages.NOTICE_TRUSTED_DEVICE, client, [(messages.NOTICE_DEVICE_NAME, record.device_name)])
+    return store_mail(device_trusted_notice(user, record.device_name, client=client))
+
+
+def device_trusted_notice(user, device_name, *, client):
+    """The notice of a newly trusted device, composed (``outbox.service.store_mail`` queues it).
+
+    Composed before the device's row is inserted, so that the request's writes follow one another.
+    """
+    return _compose("notice_device_trusted", user, messages.NOTICE_TRUSTED_DEVICE_SUBJECT,
+                    messages.NOTICE_TRUSTED_DEVICE, client, [(messages.NOTICE_DEVICE_NAME, device_name)])
 
 
 def account_disabled(user, *, client):

@@ -7,6 +7,7 @@ never reach the appellant's page, an e-mail or the public API.
 """
 import hashlib
 import secrets
+from dataclasses import dataclass
 
 from sqlalchemy import delete, select, update
 
@@ -14,11 +15,12 @@ from guardsvc import clock, messages
 from guardsvc.appeals.conversation_models import (ADMIN, APPELLANT, NOTE, VISIBLE_TO_APPELLANT, TicketMessage,
                                                   TicketSecret)
 from guardsvc.appeals.models import UnblockTicket
-from guardsvc.appeals.notify import queue_confirmation_mail, queue_message_mail
+from guardsvc.appeals.notify import confirmation_mail, queue_message_mail
 from guardsvc.audit.service import record_event
 from guardsvc.errors import InvalidState, NotFound
 from guardsvc.extensions import db
 from guardsvc.links import external_url
+from guardsvc.outbox.service import store_mail
 
 SECRET_BYTES = 24  # 192 bits
 ADMIN_KINDS = (ADMIN, NOTE)
@@ -29,17 +31,46 @@ def hash_secret(secret):
     return hashlib.sha256(secret.encode("utf-8")).hexdigest()
 
 
-def new_private_link(ticket):
-    """A fresh private link to ``ticket``'s conversation, for one e-mail; only its hash is stored."""
-    secret = secrets.token_urlsafe(SECRET_BYTES)
-    db.session.execute(TicketSecret.__table__.insert(), {
-        "ticket_id": ticket.id, "secret_hash": hash_secret(secret), "created_at": clock.utcnow()})
+def _private_url(secret):
     return external_url("conversation_pages.conversation_page", secret=secret)
 
 
-def confirm_submission(ticket):
-    """Queue the confirmation e-mail of a stored ticket, with its number and a private link."""
-    queue_confirmation_mail(ticket, new_private_link(ticket))
+def _store_secret(ticket_id, secret_hash):
+    db.session.execute(TicketSecret.__table__.insert(), {
+        "ticket_id": ticket_id, "secret_hash": secret_hash, "created_at": clock.utcnow()})
+
+
+def new_private_link(ticket):
+    """A fresh private link to ``ticket``'s conversation, for one e-mail; only its hash is stored."""
+    secret = secrets.token_urlsafe(SECRET_BYTES)
+    _store_secret(ticket.id, hash_secret(secret))
+    return _private_url(secret)
+
+
+@dataclass(frozen=True)
+class Confirmation:
+    """A new ticket's confirmation, made before the ticket is written: its link's hash and its e-mail."""
+
+    secret_hash: str
+    mail: dict
+
+
+def prepare_confirmation(ticket):
+    """The confirmation of a ticket about to be inserted (``ticket``: its column values).
+
+    Made before anything is written, so that the writes of a submission (the
+    ticket, the link, the e-mail) follow one another: SQLite holds its one
+    write lock from the first of them to the commit, and every other writer
+    waits that long.
+    """
+    secret = secrets.token_urlsafe(SECRET_BYTES)
+    return Confirmation(hash_secret(secret), confirmation_mail(ticket, _private_url(secret)))
+
+
+def store_confirmation(ticket, confirmation):
+    """Store a prepared confirmation of the stored ``ticket``: the private link and the queued e-mail."""
+    _store_secret(ticket.id, confirmation.secret_hash)
+    store_mail(confirmation.mail)
 
 
 def open_conversation(secret):

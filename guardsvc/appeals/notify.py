@@ -3,7 +3,7 @@ from guardsvc import messages
 from guardsvc.appeals.statuses import APPROVED, label
 from guardsvc.humantime import human_time
 from guardsvc.links import external_url
-from guardsvc.outbox.service import queue_mail
+from guardsvc.outbox.service import compose_mail, queue_mail
 
 
 def status_url(ticket_number):
@@ -23,13 +23,16 @@ def queue_decision_mail(ticket):
         when=human_time(ticket.resolved_at), status_url=status_url(ticket.ticket_number))
 
 
-def queue_confirmation_mail(ticket, private_url):
-    """Queue the "we received your appeal" e-mail: the ticket number and the private link."""
-    return queue_mail(
-        "appeal_received", ticket.email,
-        messages.CONFIRMATION_MAIL_SUBJECT.format(ticket=ticket.ticket_number), "appeal_received",
-        name=ticket.name, ticket_number=ticket.ticket_number, when=human_time(ticket.created_at),
-        private_url=private_url, status_url=status_url(ticket.ticket_number))
+def confirmation_mail(ticket, private_url):
+    """The "we received your appeal" e-mail, composed: the ticket number and the private link.
+
+    ``ticket``: the new ticket's column values (number, name, e-mail, creation time).
+    """
+    return compose_mail(
+        "appeal_received", ticket["email"],
+        messages.CONFIRMATION_MAIL_SUBJECT.format(ticket=ticket["ticket_number"]), "appeal_received",
+        name=ticket["name"], ticket_number=ticket["ticket_number"], when=human_time(ticket["created_at"]),
+        private_url=private_url, status_url=status_url(ticket["ticket_number"]))
 
 
 def queue_message_mail(ticket, body, private_url):

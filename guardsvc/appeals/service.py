@@ -6,7 +6,7 @@ from flask import current_app
 from sqlalchemy import and_, bindparam, func, or_, select, update
 
 from guardsvc import clock, codes, messages
-from guardsvc.appeals.conversation import confirm_submission
+from guardsvc.appeals.conversation import prepare_confirmation, store_confirmation
 from guardsvc.appeals.approval import carry_out, preview_approval
 from guardsvc.appeals.models import UnblockTicket
 from guardsvc.appeals.statuses import APPROVED, PENDING, REJECTED, STATUSES
@@ -65,7 +65,8 @@ def submit_ticket(client, *, name, email, reason, phone=None):
     pending tickets from one address, new clients there wait (TooManyPending):
     spam from one address is priced out without a CAPTCHA. The confirmation
     e-mail, with the private link to the conversation, is queued in the same
-    transaction.
+    transaction; it is composed before the ticket is inserted, so the three
+    inserts (ticket, link, e-mail) follow one another.
     """
     ceiling = current_app.config["PENDING_PER_IP"]
     if ceiling and _pending_on_network(client.ip_address, ceiling) >= ceiling:
@@ -77,13 +78,14 @@ def submit_ticket(client, *, name, email, reason, phone=None):
                   status=PENDING, created_at=clock.utcnow())
     for _ in range(MAX_ATTEMPTS):
         values["ticket_number"] = codes.new_code(TICKET_PREFIX)
+        confirmation = prepare_confirmation(values)  # before the first write (see there)
         ticket = insert_unless_conflict(UnblockTicket, values)
         if ticket is None:
             existing = pending_ticket_for(client)
             if existing is not None:
                 raise Cooldown(existing.ticket_number)
             continue  # the number was taken: draw another
-        confirm_submission(ticket)
+        store_confirmation(ticket, confirmation)
         return ticket
     raise RuntimeError("could not store the ticket")  # pragma: no cover
 

@@ -15,15 +15,27 @@ def queue_mail(kind, recipient, subject, template, **context):
     Only a row is inserted (no commit, no network): the message is stored if
     and only if the caller's transaction commits, and delivery happens later,
     in ``flask mail deliver``, so an SMTP outage never slows or breaks the
-    caller. One INSERT, not an ORM object to track: requests that queue mail
-    (a submitted appeal) arrive in floods. Returns the message's id.
+    caller. Returns the message's id.
+    """
+    return store_mail(compose_mail(kind, recipient, subject, template, **context))
+
+
+def compose_mail(kind, recipient, subject, template, **context):
+    """The outbox row of a message, rendered now, to be stored later with ``store_mail``.
+
+    A request that must hold a write lock as briefly as possible (a submitted
+    appeal on SQLite, which has one writer at a time) renders first and writes last.
     """
     now = clock.utcnow()
-    return db.session.execute(_INSERT, {
-        "kind": kind, "recipient": recipient, "subject": subject,
-        "body_text": render_template(f"mail/{template}.txt", **context),
-        "body_html": render_template(f"mail/{template}.html", subject=subject, **context),
-        "status": "pending", "attempts": 0, "next_attempt_at": now, "created_at": now}).scalar_one()
+    return {"kind": kind, "recipient": recipient, "subject": subject,
+            "body_text": render_template(f"mail/{template}.txt", **context),
+            "body_html": render_template(f"mail/{template}.html", subject=subject, **context),
+            "status": "pending", "attempts": 0, "next_attempt_at": now, "created_at": now}
+
+
+def store_mail(row):
+    """Insert a composed message in the caller's transaction (one INSERT, no object to track); its id."""
+    return db.session.execute(_INSERT, row).scalar_one()
 
 
 def messages_to(recipient, kind=None):

@@ -9,6 +9,7 @@ from guardsvc.accounts import notices
 from guardsvc.errors import NotFound
 from guardsvc.extensions import db
 from guardsvc.inserts import insert_unless_conflict
+from guardsvc.outbox.service import store_mail
 from guardsvc.trust.models import TrustedIp
 from guardsvc.useragent import describe_user_agent
 
@@ -42,14 +43,15 @@ def trust_device(user, client, device_name=None):
             if trusted_again:
                 notices.device_trusted(user, record, client=client)
             return record, False
+        name = device_name or _derived_name(client)
+        notice = notices.device_trusted_notice(user, name, client=client)  # composed before the write
         # A concurrent first save that wins the race makes this insert a no-op (then the
         # loop refreshes its row); whatever the request wrote before (a sign-in's history) stays.
         record = insert_unless_conflict(TrustedIp, dict(
             user_id=user.id, ip_address=client.ip_address, device_id=client.device_id,
-            local_ip=client.local_ip, device_name=device_name or _derived_name(client),
-            operating_system=client.user_agent, is_active=True))
+            local_ip=client.local_ip, device_name=name, operating_system=client.user_agent, is_active=True))
         if record is not None:
-            notices.device_trusted(user, record, client=client)
+            store_mail(notice)
             return record, True
     raise RuntimeError("trusted IP neither inserted nor found")  # pragma: no cover
 
