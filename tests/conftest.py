@@ -80,22 +80,26 @@ def pytest_collection_modifyitems(config, items):
 
 
 def _create_postgres_database(url):
-    """Create the database of ``url`` when it does not exist yet (through the ``postgres`` database)."""
+    """Create the database of ``url`` when it does not exist yet (through the ``postgres`` database).
+
+    A worker's database is the suite's own: its commits need not wait for the disk
+    (``synchronous_commit = off``; every other process still sees them at once).
+    """
     from sqlalchemy.engine import make_url
 
     name = make_url(url).database
     maintenance = create_engine(make_url(url).set(database="postgres"), isolation_level="AUTOCOMMIT")
+    exists_query = text("SELECT 1 FROM pg_database WHERE datname = :name")
     try:
         with maintenance.connect() as conn:
-            if conn.execute(text("SELECT 1 FROM pg_database WHERE datname = :name"), {"name": name}).first():
-                return
-            try:
-                conn.execute(text(f'CREATE DATABASE "{name}"'))
-            except Exception:
-                # Another run may have created it in the meantime.
-                if not conn.execute(text("SELECT 1 FROM pg_database WHERE datname = :name"),
-                                    {"name": name}).first():
-                    raise
+            if not conn.execute(exists_query, {"name": name}).first():
+                try:
+                    conn.execute(text(f'CREATE DATABASE "{name}"'))
+                except Exception:
+                    # Another run may have created it in the meantime.
+                    if not conn.execute(exists_query, {"name": name}).first():
+                        raise
+            conn.execute(text(f'ALTER DATABASE "{name}" SET synchronous_commit = off'))
     finally:
         maintenance.dispose()
 
