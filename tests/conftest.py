@@ -31,7 +31,9 @@ def _worker_database_url(url, worker):
     if not worker or url.startswith("sqlite"):
         return url
     parsed = make_url(url)
-    return parsed.set(database=f"{parsed.database}_{worker}").render_as_string(hide_password=False)
+    # Without a database name the server's default applies: the user's name.
+    name = parsed.database or parsed.username or "postgres"
+    return parsed.set(database=f"{name}_{worker}").render_as_string(hide_password=False)
 
 
 TEST_DATABASE_URL = _worker_database_url(
