@@ -4,6 +4,11 @@
 SQLite file in a temporary folder. The schema always comes from the Alembic
 migrations, so the migrations are tested too.
 
+Under pytest-xdist every worker is a process of its own with a database of its
+own: the SQLite file lives in the worker's own temporary folder, and a server
+database gets the worker's name appended (``test`` -> ``test_gw0``), created
+when missing. Live servers started by a worker inherit its database.
+
 Passwords are hashed with Argon2id at its smallest costs (production costs
 would make hashing most of a run's time); a test about hashing itself asks for
 the production costs with ``@pytest.mark.production_password_hashing``.
@@ -15,7 +20,24 @@ from pathlib import Path
 import pytest
 
 _TMP = Path(tempfile.mkdtemp(prefix="guardsvc-tests-"))
-TEST_DATABASE_URL = os.environ.get("GUARDSVC_TEST_DATABASE_URL") or f"sqlite:///{_TMP / 'test.db'}"
+# "gw0", "gw1", ... in a pytest-xdist worker; empty in a run without workers.
+WORKER = os.environ.get("PYTEST_XDIST_WORKER", "")
+
+
+def _worker_database_url(url, worker):
+    """``url`` with the worker's name appended to its database name (a server database only)."""
+    from sqlalchemy.engine import make_url
+
+    if not worker or url.startswith("sqlite"):
+        return url
+    parsed = make_url(url)
+    # Without a database name the server's default applies: the user's name.
+    name = parsed.database or parsed.username or "postgres"
+    return parsed.set(database=f"{name}_{worker}").render_as_string(hide_password=False)
+
+
+TEST_DATABASE_URL = _worker_database_url(
+    os.environ.get("GUARDSVC_TEST_DATABASE_URL") or f"sqlite:///{_TMP / 'test.db'}", WORKER)
 
 # Settings are read from the environment, also by the server processes that
 # live tests start, so the environment is where the test settings go.
@@ -37,14 +59,60 @@ pytest_plugins = ["tests.factories", "tests.live"]
 PRODUCTION_HASHING = "production_password_hashing"
 
 
+# The longest tests (tens of seconds each), then every other live one: a pytest-xdist
+# worker then starts them first, beside the many short ones, not last on one worker alone.
+LONGEST_FIRST = ("tests/test_openapi_live.py", "tests/browser/test_accessibility.py")
+
+
 def pytest_configure(config):
     config.addinivalue_line("markers", f"{PRODUCTION_HASHING}: hash passwords at production cost in this test")
+
+
+def pytest_collection_modifyitems(config, items):
+    """Under pytest-xdist only (each worker sorts alike): long and live tests first."""
+    if not hasattr(config, "workerinput"):
+        return
+
+    def rank(item):
+        if item.nodeid.startswith(LONGEST_FIRST):
+            return 0
+        return 1 if item.get_closest_marker("live") else 2
+
+    items.sort(key=rank)
+
+
+def _create_postgres_database(url):
+    """Create the database of ``url`` when it does not exist yet (through the ``postgres`` database).
+
+    A worker's database is the suite's own: its commits need not wait for the disk
+    (``synchronous_commit = off``; every other process still sees them at once).
+    """
+    from sqlalchemy.engine import make_url
+
+    name = make_url(url).database
+    maintenance = create_engine(make_url(url).set(database="postgres"), isolation_level="AUTOCOMMIT")
+    exists_query = text("SELECT 1 FROM pg_database WHERE datname = :name")
+    try:
+        with maintenance.connect() as conn:
+            if not conn.execute(exists_query, {"name": name}).first():
+                try:
+                    conn.execute(text(f'CREATE DATABASE "{name}"'))
+                except Exception:
+                    # Another run may have created it in the meantime.
+                    if not conn.execute(exists_query, {"name": name}).first():
+                        raise
+            conn.execute(text(f'ALTER DATABASE "{name}" SET synchronous_commit = off'))
+    finally:
+        maintenance.dispose()
 
 
 def _reset_postgres(url):
     from guardsvc.config import load_settings
 
-    engine = create_engine(load_settings(str(_TMP))["SQLALCHEMY_DATABASE_URI"])
+    url = load_settings(str(_TMP))["SQLALCHEMY_DATABASE_URI"]
+    if WORKER:
+        _create_postgres_database(url)
+    engine = create_engine(url)
     with engine.begin() as conn:
         conn.execute(text("DROP SCHEMA public CASCADE"))
         conn.execute(text("CREATE SCHEMA public"))

@@ -1,5 +1,6 @@
 """Real gunicorn server processes for tests that need real concurrency, shared by the session."""
 import os
+import random
 import secrets
 import signal
 import socket
@@ -16,10 +17,24 @@ ROOT = Path(__file__).resolve().parent.parent
 REDIS_URL = "redis://127.0.0.1:6379/0"
 
 
+# Below Linux's ephemeral range (32768-60999): a port given to a server here is never the
+# source port the kernel picks for an outgoing connection (a database, a request, another
+# test process's) in the moment between this check and the server's own bind.
+_PORTS = range(20000, 32768)
+_RANDOM = random.SystemRandom()  # unaffected by any test that seeds the random module
+
+
 def free_port():
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+    """A port on 127.0.0.1 that nothing listens on or is bound to now."""
+    for _ in range(100):
+        port = _RANDOM.choice(_PORTS)
+        with socket.socket() as sock:
+            try:
+                sock.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    raise RuntimeError("no free port found")
 
 
 class LiveServer:

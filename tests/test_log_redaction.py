@@ -16,7 +16,7 @@ LINK_SECRET = secrets.token_urlsafe(32)
 TOKEN = "gsv_" + secrets.token_urlsafe(32)
 
 
-@pytest.mark.parametrize("secret", [LINK_SECRET, TOKEN, secrets.token_hex(32)])
+@pytest.mark.parametrize("secret", [LINK_SECRET, TOKEN, secrets.token_hex(32)], ids=["link", "token", "hex"])
 def test_secret_like_runs_are_masked(secret):
     line = f"buka https://contoh.id/masuk/atur-ulang/{secret}?x=1 sekarang"
     assert redact(line) == "buka https://contoh.id/masuk/atur-ulang/[redacted]?x=1 sekarang"
