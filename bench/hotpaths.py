@@ -464,7 +464,7 @@ def blocks(args, dbs, instance, contender, limits, folder):
 
     full_url = dbs.url("blocks")
     env = guardsvc_env(full_url, instance, limits)
-    seconds = blocks_lookup.fill(blocks_lookup.make_app(full_url), args.blocks, args.blocks // 10, seed=7)
+    seconds = blocks_lookup.fill(blocks_lookup.make_app(full_url), args.blocks, args.blocks // 10, 10_000, seed=7)
     print(f"\nguarded page: {args.blocks:,} active blocks ({args.blocks // 10:,} ranges) "
           f"(inserted in {seconds:.0f} s) against none")
     full = Server("guardsvc/blocks", "wsgi:app", env, args.workers)
