@@ -2,7 +2,7 @@
 
 Mirrors what the shared machinery really answers: ``errors.render_failure``
 bodies, the 401/403 of the role check, the block guard's 403, body parsing
-(``jsonio.json_body``), identity headers, Flask-Limiter's headers, and the
+(``jsonio.json_body``), identity headers, the rate-limit headers (``guardsvc.ratelimits``), and the
 500/503 of the error handler. Which of them an operation can give follows
 from its flags (see ``openapi_operations.Operation``).
 """
