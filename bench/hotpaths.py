@@ -130,10 +130,14 @@ def ticket_rows(count, start=0):
 def insert_tickets(database_url, count, start=0):
     """Bulk-insert decided tickets straight into guardsvc's table."""
     from sqlalchemy import MetaData, Table, create_engine
+    from sqlalchemy.dialects import postgresql, sqlite
 
     url = database_url.replace("postgresql://", "postgresql+psycopg://", 1)
     engine = create_engine(url)
     table = Table("unblock_tickets", MetaData(), autoload_with=engine)
+    # A number the running service already drew at random is skipped, not an error.
+    dialect = postgresql if engine.dialect.name == "postgresql" else sqlite
+    insert = dialect.insert(table).on_conflict_do_nothing()
     now = __import__("datetime").datetime.utcnow()
     batch = []
     with engine.begin() as conn:
@@ -141,10 +145,10 @@ def insert_tickets(database_url, count, start=0):
             row["created_at"] = now
             batch.append(row)
             if len(batch) == 20_000:
-                conn.execute(table.insert(), batch)
+                conn.execute(insert, batch)
                 batch = []
         if batch:
-            conn.execute(table.insert(), batch)
+            conn.execute(insert, batch)
         if engine.dialect.name == "postgresql":
             conn.exec_driver_sql("ANALYZE unblock_tickets")
     engine.dispose()
