@@ -105,17 +105,6 @@ class TooManyPending(GuardError):
     message = messages.TICKET_NETWORK_CEILING
 
 
-class TooManyAttempts(GuardError):
-    """The account has used up its wrong passwords or codes for now (signin/throttle.py)."""
-
-    status = 429
-    message = messages.SIGNIN_THROTTLED
-
-    def __init__(self, retry_after):
-        super().__init__(headers={"Retry-After": str(retry_after)})
-        self.retry_after = retry_after
-
-
 class RateLimited(GuardError):
     """A rate limit of the operation is spent for this client (guardsvc.ratelimits)."""
 
@@ -125,6 +114,12 @@ class RateLimited(GuardError):
     def __init__(self, retry_after):
         super().__init__(headers={"Retry-After": str(retry_after)})
         self.retry_after = retry_after
+
+
+class TooManyAttempts(RateLimited):
+    """The account has used up its wrong passwords or codes for now (signin/throttle.py)."""
+
+    message = messages.SIGNIN_THROTTLED
 
 
 class Blocked(GuardError):
