@@ -104,6 +104,26 @@ def finish_request(response):
     return response
 
 
+def close_session(_error=None):
+    """teardown: end the request's session, even when the connection died under it.
+
+    A read-only request is not committed, so closing the session is what ends
+    its transaction; when the database went away meanwhile, that rollback
+    fails. The answer has been given by then and must stand: the session and
+    its connection are discarded instead (the pool replaces the connection).
+    Runs before Flask-SQLAlchemy's own removal, which then finds nothing left.
+    """
+    try:
+        db.session.remove()
+    except Exception:  # noqa: BLE001 - nothing left to answer; the connection is dropped
+        log.warning("closing the session failed: its connection is discarded", exc_info=True)
+        try:
+            db.session.invalidate()
+        except Exception:  # noqa: BLE001
+            pass
+        db.session.registry.clear()
+
+
 def committed(command):
     """Run a CLI command as one unit of work: commit when it returns, roll back when it fails."""
     @wraps(command)
@@ -140,3 +160,4 @@ def init_transactions(app, render_failure):
         event.listen(db.session, "after_flush", _mark_written)
         event.listen(db.session, "do_orm_execute", _mark_statement)
     app.after_request(finish_request)
+    app.teardown_appcontext(close_session)  # registered after Flask-SQLAlchemy's: runs before it

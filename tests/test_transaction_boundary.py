@@ -152,3 +152,32 @@ def test_a_command_that_fails_half_way_leaves_nothing(probe_app):
     result = probe_app.test_cli_runner().invoke(args=["probe", "half"])
     assert result.exit_code == 1 and "stopped half-way" in result.output
     assert _count(probe_app, User, User.email == "half@example.com") == 0
+
+
+
+def test_a_read_answered_before_the_database_went_away_still_stands(probe_app, monkeypatch):
+    """A read-only request is not committed; the rollback that ends it fails when the connection died."""
+    with probe_app.app_context():
+        dialect = db.engine.dialect
+    gone = []
+
+    @probe_app.get("/api/probe/read")
+    @json_door
+    def read():
+        users = db.session.scalar(select(func.count()).select_from(User))
+        gone.append(True)  # the answer is ready; from now on the connection is dead
+        return {"success": True, "users": users}
+
+    real_rollback = dialect.do_rollback
+
+    def rollback(connection):
+        if gone:
+            raise dialect.loaded_dbapi.OperationalError("server closed the connection unexpectedly")
+        real_rollback(connection)
+
+    monkeypatch.setattr(dialect, "do_rollback", rollback)
+    client = probe_app.test_client()
+    response = client.get("/api/probe/read")
+    assert response.status_code == 200 and response.get_json()["success"] is True
+    gone.clear()
+    assert client.get("/api/probe/read").status_code == 200  # the next request gets a working connection
