@@ -4,15 +4,18 @@
 SQLite file in a temporary folder. The schema always comes from the Alembic
 migrations, so the migrations are tested too.
 
-Under pytest-xdist every worker is a process of its own with a database of its
-own: the SQLite file lives in the worker's own temporary folder, and a server
-database gets the worker's name appended (``test`` -> ``test_gw0``), created
-when missing. Live servers started by a worker inherit its database.
+Every pytest process has a database of its own: the SQLite file lives in the
+process's own temporary folder, and a server database gets the process's name
+appended, created when missing: the lane's name (``GUARDSVC_TEST_LANE``, set by
+``scripts/test`` for the lane that runs the ``one_database`` tests) and, under
+pytest-xdist, the worker's (``test`` -> ``test_pages_gw0``). Live servers
+started by a process inherit its database.
 
 Passwords are hashed with Argon2id at its smallest costs (production costs
 would make hashing most of a run's time); a test about hashing itself asks for
 the production costs with ``@pytest.mark.production_password_hashing``.
 """
+import functools
 import os
 import tempfile
 from pathlib import Path
@@ -20,24 +23,26 @@ from pathlib import Path
 import pytest
 
 _TMP = Path(tempfile.mkdtemp(prefix="guardsvc-tests-"))
-# "gw0", "gw1", ... in a pytest-xdist worker; empty in a run without workers.
-WORKER = os.environ.get("PYTEST_XDIST_WORKER", "")
+# The lane and, in a pytest-xdist worker, "gw0", "gw1", ...: what makes this process's
+# server database its own. Empty for a plain run.
+PROCESS_SUFFIX = "_".join(filter(None, (os.environ.get("GUARDSVC_TEST_LANE", ""),
+                                         os.environ.get("PYTEST_XDIST_WORKER", ""))))
 
 
-def _worker_database_url(url, worker):
-    """``url`` with the worker's name appended to its database name (a server database only)."""
+def _process_database_url(url, suffix):
+    """``url`` with ``suffix`` appended to its database name (a server database only)."""
     from sqlalchemy.engine import make_url
 
-    if not worker or url.startswith("sqlite"):
+    if not suffix or url.startswith("sqlite"):
         return url
     parsed = make_url(url)
     # Without a database name the server's default applies: the user's name.
     name = parsed.database or parsed.username or "postgres"
-    return parsed.set(database=f"{name}_{worker}").render_as_string(hide_password=False)
+    return parsed.set(database=f"{name}_{suffix}").render_as_string(hide_password=False)
 
 
-TEST_DATABASE_URL = _worker_database_url(
-    os.environ.get("GUARDSVC_TEST_DATABASE_URL") or f"sqlite:///{_TMP / 'test.db'}", WORKER)
+TEST_DATABASE_URL = _process_database_url(
+    os.environ.get("GUARDSVC_TEST_DATABASE_URL") or f"sqlite:///{_TMP / 'test.db'}", PROCESS_SUFFIX)
 
 # Settings are read from the environment, also by the server processes that
 # live tests start, so the environment is where the test settings go.
@@ -84,7 +89,7 @@ def pytest_collection_modifyitems(config, items):
 def _create_postgres_database(url):
     """Create the database of ``url`` when it does not exist yet (through the ``postgres`` database).
 
-    A worker's database is the suite's own: its commits need not wait for the disk
+    A lane's or worker's database is the suite's own: its commits need not wait for the disk
     (``synchronous_commit = off``; every other process still sees them at once).
     """
     from sqlalchemy.engine import make_url
@@ -110,7 +115,7 @@ def _reset_postgres(url):
     from guardsvc.config import load_settings
 
     url = load_settings(str(_TMP))["SQLALCHEMY_DATABASE_URI"]
-    if WORKER:
+    if PROCESS_SUFFIX:
         _create_postgres_database(url)
     engine = create_engine(url)
     with engine.begin() as conn:
@@ -147,14 +152,16 @@ def _clean_tables(request):
         db.session.remove()
         tables = list(reversed(db.metadata.sorted_tables))
         with db.engine.begin() as conn:
-            filled = set(conn.execute(_filled_tables_query(tables)).scalars())
+            filled = set(conn.execute(_filled_tables_query()).scalars())
             for table in tables:
                 if table.name in filled:
                     conn.execute(table.delete())
 
 
-def _filled_tables_query(tables):
-    probes = [select(literal(table.name)).where(exists().select_from(table)) for table in tables]
+@functools.cache
+def _filled_tables_query():
+    """The names of the tables that hold a row: one statement, built (and compiled) once per run."""
+    probes = [select(literal(table.name)).where(exists().select_from(table)) for table in db.metadata.sorted_tables]
     return union_all(*probes)
 
 

@@ -26,7 +26,7 @@ from guardsvc.identity import Client
 from tests.factories import PASSWORD, submit_body
 from tests.live import LiveServer
 
-pytestmark = pytest.mark.live
+pytestmark = [pytest.mark.live, pytest.mark.one_database]
 
 MAX_EXAMPLES = 10
 CHECKS = ("not_a_server_error", "status_code_conformance", "content_type_conformance",

@@ -7,7 +7,7 @@ from playwright.sync_api import expect
 from tests.browser.conftest import fill_sign_in, shoot
 from tests.factories import PASSWORD
 
-pytestmark = [pytest.mark.browser, pytest.mark.live]
+pytestmark = [pytest.mark.browser, pytest.mark.live, pytest.mark.one_database]
 
 
 def sign_in(page, email, password=PASSWORD):

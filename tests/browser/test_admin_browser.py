@@ -8,7 +8,7 @@ from playwright.sync_api import expect
 from tests.browser.conftest import fill_sign_in, shoot
 from tests.factories import submit_body
 
-pytestmark = [pytest.mark.browser, pytest.mark.live]
+pytestmark = [pytest.mark.browser, pytest.mark.live, pytest.mark.one_database]
 
 
 def test_admin_approves_a_ticket_and_the_device_block_is_lifted(page, live_server, make_user, make_block, app):

@@ -6,7 +6,7 @@ from playwright.sync_api import expect
 
 from tests.browser.conftest import shoot
 
-pytestmark = [pytest.mark.browser, pytest.mark.live]
+pytestmark = [pytest.mark.browser, pytest.mark.live, pytest.mark.one_database]
 TICKET = re.compile(r"^TKT-[0-9A-F]{8}$")
 REASON = "Saya memakai wifi kampus dan tiba-tiba diblokir. Referensi BLK-00AB12CD."
 

@@ -9,7 +9,7 @@ from guardsvc.outbox.service import messages_to
 from tests.browser.conftest import fill_sign_in, shoot
 from tests.factories import submit_body
 
-pytestmark = [pytest.mark.browser, pytest.mark.live]
+pytestmark = [pytest.mark.browser, pytest.mark.live, pytest.mark.one_database]
 
 
 def _private_path(app, email):

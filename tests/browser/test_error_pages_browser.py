@@ -6,7 +6,7 @@ from guardsvc.errors import Blocked, render_failure
 from guardsvc import messages
 from tests.browser.conftest import shoot
 
-pytestmark = [pytest.mark.browser, pytest.mark.live]
+pytestmark = [pytest.mark.browser, pytest.mark.live, pytest.mark.one_database]
 
 
 class _Block:

@@ -9,7 +9,7 @@ from guardsvc.extensions import db
 from guardsvc.outbox.models import OutboxMessage
 from tests.browser.conftest import fill_sign_in, shoot
 
-pytestmark = [pytest.mark.browser, pytest.mark.live]
+pytestmark = [pytest.mark.browser, pytest.mark.live, pytest.mark.one_database]
 
 
 def reset_path(app, email):

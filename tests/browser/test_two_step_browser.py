@@ -8,7 +8,7 @@ from tests.browser.conftest import fill_sign_in, shoot
 from tests.factories import PASSWORD
 from tests.signin_support import enable_2fa, totp_code
 
-pytestmark = [pytest.mark.browser, pytest.mark.live]
+pytestmark = [pytest.mark.browser, pytest.mark.live, pytest.mark.one_database]
 
 
 def password_step(page, email, password=PASSWORD):
