@@ -11,10 +11,22 @@ from urllib.parse import quote, urlsplit
 from flask import current_app
 
 
+_ADAPTER = "guardsvc.links"  # app.extensions: (base URL, URL map adapter bound to it)
+
+
+def _adapter(app):
+    """The app's URL map bound to GUARDSVC_BASE_URL: bound once, again only when the setting changes."""
+    base = app.config["BASE_URL"]
+    cached = app.extensions.get(_ADAPTER)
+    if cached is None or cached[0] != base:
+        parts = urlsplit(base)
+        cached = app.extensions[_ADAPTER] = (
+            base, app.url_map.bind(parts.netloc, script_name=parts.path or "/", url_scheme=parts.scheme))
+    return cached[1]
+
+
 def external_url(endpoint, **values):
     """Absolute URL of ``endpoint`` under GUARDSVC_BASE_URL (``_anchor`` adds a fragment)."""
     anchor = values.pop("_anchor", None)
-    base = urlsplit(current_app.config["BASE_URL"])
-    adapter = current_app.url_map.bind(base.netloc, script_name=base.path or "/", url_scheme=base.scheme)
-    url = adapter.build(endpoint, values, force_external=True)
+    url = _adapter(current_app).build(endpoint, values, force_external=True)
     return f"{url}#{quote(anchor)}" if anchor else url

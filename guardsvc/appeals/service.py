@@ -3,7 +3,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, time, timedelta
 
 from flask import current_app
-from sqlalchemy import and_, bindparam, func, or_, select, update
+from sqlalchemy import Integer, and_, bindparam, func, literal_column, or_, select, update
 
 from guardsvc import clock, codes, messages
 from guardsvc.appeals.conversation import prepare_confirmation, store_confirmation
@@ -43,15 +43,23 @@ def pending_ticket_for(client):
         UnblockTicket.status == PENDING, _same_client(client)).limit(1))
 
 
+_TICKETS = UnblockTicket.__table__
+# Built once. The status is written into the SQL, not bound: only a literal 'pending' lets the
+# database see that the partial index of pending tickets by address holds every row it needs
+# (SQLite, and PostgreSQL once it plans a prepared statement generically).
+_PENDING_ON_NETWORK = select(func.count()).select_from(
+    select(_TICKETS.c.id)
+    .where(_TICKETS.c.ip_address == bindparam("ip"), _TICKETS.c.status == literal_column(f"'{PENDING}'"))
+    .limit(bindparam("ceiling", type_=Integer)).subquery())
+
+
 def _pending_on_network(ip_address, ceiling):
     """How many tickets from this address are pending, counted up to ``ceiling`` and no further.
 
     All of a block wave behind one NAT shares an address: an unbounded count
     would read every one of its pending tickets on each new submission.
     """
-    pending = select(UnblockTicket.id).where(
-        UnblockTicket.ip_address == ip_address, UnblockTicket.status == PENDING).limit(ceiling).subquery()
-    return db.session.scalar(select(func.count()).select_from(pending))
+    return db.session.scalar(_PENDING_ON_NETWORK, {"ip": ip_address, "ceiling": ceiling})
 
 
 def submit_ticket(client, *, name, email, reason, phone=None):

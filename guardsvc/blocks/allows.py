@@ -1,7 +1,7 @@
 """Allow entries: IPs, CIDR ranges and devices that are never blocked while the entry is active.
 
 The guard honours them in the same statement that finds blocks
-(``service.ENFORCED_BLOCKS``); this module creates, removes and lists them.
+(``service._enforced_statement``); this module creates, removes and lists them.
 """
 from sqlalchemy import and_, or_, select, update
 

@@ -25,20 +25,14 @@ def active_condition(now):
     return and_(Block.lifted_at.is_(None), or_(Block.expires_at.is_(None), Block.expires_at > now))
 
 
-# One bound parameter per possible prefix length (IPv6: 129; IPv4 fills 33 and
-# repeats its first): a fixed statement needs no per-request SQL rendering,
-# which an "expanding" IN list of that size costs on every execution.
-NETWORK_PARAMS = [bindparam(f"network_{length}") for length in range(129)]
+# One bound parameter per possible prefix length of the client's address: a fixed statement
+# needs no per-request SQL rendering, which an "expanding" IN list costs on every execution.
+# An IPv4 address has 33 prefixes and an IPv6 one 129, so each size has statements of its own:
+# the common IPv4 client binds a quarter of the values. Unused slots repeat the first prefix.
+PREFIX_COUNTS = (33, 129)
 
 
-def _network_values(ip_address):
-    """Bound values of NETWORK_PARAMS for one client IP."""
-    candidates = candidate_networks(ip_address) if ip_address else ()
-    padded = candidates + (candidates[:1] or (None,)) * (len(NETWORK_PARAMS) - len(candidates))
-    return {param.key: value for param, value in zip(NETWORK_PARAMS, padded)}
-
-
-def _matching_statement():
+def _matching_statement(network_params):
     """(id, created_at) of the blocks that apply now to one client: built once, compiled once.
 
     Each target (the IP's prefixes, the device id) is its own branch of a
@@ -56,16 +50,13 @@ def _matching_statement():
     )
     columns = (Block.id, Block.created_at)
     return union_all(
-        select(*columns).where(Block.network.in_(NETWORK_PARAMS), *conditions),
+        select(*columns).where(Block.network.in_(network_params), *conditions),
         select(*columns).where(Block.device_id == bindparam("device_id"), *conditions),
     )
 
 
-MATCHING_BLOCKS = _matching_statement()
-
-
-def _enforced_statement():
-    """Like MATCHING_BLOCKS, minus everything when an active allow entry matches the client.
+def _enforced_statement(network_params, matching):
+    """Like ``matching``, minus everything when an active allow entry matches the client.
 
     Allow entries outrank blocks, and the guard still runs one statement: two
     uncorrelated NOT EXISTS probes of the allow entries' partial indexes, with
@@ -73,31 +64,43 @@ def _enforced_statement():
     """
     conditions = (AllowEntry.removed_at.is_(None),
                   or_(AllowEntry.expires_at.is_(None), AllowEntry.expires_at > bindparam("now")))
-    allowed_network = select(AllowEntry.id).where(AllowEntry.network.in_(NETWORK_PARAMS), *conditions)
+    allowed_network = select(AllowEntry.id).where(AllowEntry.network.in_(network_params), *conditions)
     allowed_device = select(AllowEntry.id).where(AllowEntry.device_id == bindparam("device_id"), *conditions)
-    blocks = MATCHING_BLOCKS.subquery("matching_blocks")
+    blocks = matching.subquery("matching_blocks")
     return select(blocks.c.id, blocks.c.created_at).where(~allowed_network.exists(), ~allowed_device.exists())
 
 
-ENFORCED_BLOCKS = _enforced_statement()
+def _statements(count):
+    """(parameter names, matching statement, enforced statement) for ``count`` prefixes."""
+    params = [bindparam(f"network_{length}") for length in range(count)]
+    matching = _matching_statement(params)
+    return tuple(param.key for param in params), matching, _enforced_statement(params, matching)
 
 
-def _matching_rows(ip_address, device_id, local_ip=None, any_local_ip=False, statement=MATCHING_BLOCKS):
+_STATEMENTS = {count: _statements(count) for count in PREFIX_COUNTS}
+
+
+def _matching_rows(ip_address, device_id, local_ip=None, any_local_ip=False, enforced=False):
     """(id, created_at) rows of blocks on this IP (any containing range) or device id, active now.
 
     A block narrowed by a local IP applies only when the client reports that
     local IP; ``any_local_ip`` ignores the narrowing (used when lifting).
+    ``enforced`` leaves out everything when an allow entry matches the client.
     """
     if not ip_address and not device_id:
         return []
-    return db.session.execute(statement, {
-        **_network_values(ip_address), "device_id": device_id or None, "local_ip": local_ip or None,
+    candidates = candidate_networks(ip_address) if ip_address else ()
+    count = next(count for count in PREFIX_COUNTS if len(candidates) <= count)
+    names, matching, enforced_statement = _STATEMENTS[count]
+    padded = candidates + (candidates[:1] or (None,)) * (count - len(candidates))
+    return db.session.execute(enforced_statement if enforced else matching, {
+        **dict(zip(names, padded)), "device_id": device_id or None, "local_ip": local_ip or None,
         "any_local_ip": any_local_ip, "now": clock.utcnow()}).all()
 
 
 def find_active_block_id(ip_address=None, device_id=None, local_ip=None):
     """The id of the newest block that applies to the client now, or None (no ORM load)."""
-    rows = _matching_rows(ip_address, device_id, local_ip, statement=ENFORCED_BLOCKS)
+    rows = _matching_rows(ip_address, device_id, local_ip, enforced=True)
     return max(rows, key=lambda row: (row.created_at, row.id)).id if rows else None
 
 

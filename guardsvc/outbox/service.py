@@ -1,5 +1,5 @@
 """Queueing e-mail: a row in the outbox, added in the caller's transaction."""
-from flask import render_template
+from flask import current_app
 
 from guardsvc import clock
 from guardsvc.extensions import db
@@ -28,9 +28,20 @@ def compose_mail(kind, recipient, subject, template, **context):
     """
     now = clock.utcnow()
     return {"kind": kind, "recipient": recipient, "subject": subject,
-            "body_text": render_template(f"mail/{template}.txt", **context),
-            "body_html": render_template(f"mail/{template}.html", subject=subject, **context),
+            "body_text": _render(f"mail/{template}.txt", context),
+            "body_html": _render(f"mail/{template}.html", {"subject": subject, **context}),
             "status": "pending", "attempts": 0, "next_attempt_at": now, "created_at": now}
+
+
+def _render(name, context):
+    """A mail template rendered with ``context`` only.
+
+    Straight from the app's Jinja environment (its globals, filters and
+    autoescaping by file name), without ``render_template``'s context
+    processors: those serve pages (the signed-in user in the header), and a
+    message is rendered for its recipient, never for whoever made the request.
+    """
+    return current_app.jinja_env.get_template(name).render(context)
 
 
 def store_mail(row):
