@@ -155,6 +155,7 @@ def test_password_reset_notice_names_where_the_link_was_used(app, ctx, make_user
     ("evil.example.com", '<span class="data">evil.\u200dexample.\u200dcom</span>'),
     ("https://x.io/a", '<span class="data">https:\u200d/\u200d/\u200dx.\u200dio/\u200da</span>'),
     ("a@b.co", '<span class="data">a@\u200db.\u200dco</span>'),
+    ("host:80\\share", '<span class="data">host:\u200d80\\\u200dshare</span>'),
     ('<a href="x">', '<span class="data">&lt;a href=&#34;x&#34;&gt;</span>'),
     (None, ""),
 ])

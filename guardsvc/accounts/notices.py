@@ -7,6 +7,8 @@ review the account. Text that people chose (device and token names, the
 account name) is data, never a link: the HTML template shows it through
 ``unlinkable``.
 """
+import re
+
 from markupsafe import Markup, escape
 
 from guardsvc import clock, messages
@@ -19,7 +21,8 @@ TEMPLATE = "security_notice"
 # Mail programs turn anything that looks like a host name or an address into a link.
 # A zero-width joiner after each of these characters keeps the text as it reads
 # but no longer as a name they recognise.
-_LINK_PUNCTUATION = frozenset(".@:/\\")
+# HTML escaping never writes one of them, so they are found the same after escaping.
+_LINK_PUNCTUATION = re.compile(r"[.@:/\\]")
 ZERO_WIDTH_JOINER = "\u200d"
 
 
@@ -27,9 +30,8 @@ def unlinkable(text):
     """HTML for ``text`` that shows it exactly but that no mail program will turn into a link."""
     if text is None:
         return Markup("")
-    pieces = [str(escape(char)) + (ZERO_WIDTH_JOINER if char in _LINK_PUNCTUATION else "")
-              for char in str(text)]
-    return Markup('<span class="data">') + Markup("".join(pieces)) + Markup("</span>")
+    joined = _LINK_PUNCTUATION.sub(lambda match: match.group() + ZERO_WIDTH_JOINER, str(escape(str(text))))
+    return Markup('<span class="data">') + Markup(joined) + Markup("</span>")
 
 
 def _origin(client):

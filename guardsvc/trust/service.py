@@ -2,7 +2,7 @@
 from datetime import timedelta
 
 from flask import current_app
-from sqlalchemy import func, select
+from sqlalchemy import bindparam, func, select
 
 from guardsvc import clock, messages
 from guardsvc.accounts import notices
@@ -19,9 +19,15 @@ def _same_device(device_id):
     return func.coalesce(TrustedIp.device_id, "") == (device_id or "")
 
 
+# The record of one (user, IP, device): built once, as every save-my-ip asks it first.
+_RECORD = select(TrustedIp).where(TrustedIp.user_id == bindparam("user_id"),
+                                  TrustedIp.ip_address == bindparam("ip_address"),
+                                  func.coalesce(TrustedIp.device_id, "") == bindparam("device_id"))
+
+
 def _find(user_id, ip_address, device_id):
-    return db.session.scalar(select(TrustedIp).where(
-        TrustedIp.user_id == user_id, TrustedIp.ip_address == ip_address, _same_device(device_id)))
+    return db.session.scalar(_RECORD, {"user_id": user_id, "ip_address": ip_address,
+                                       "device_id": device_id or ""})
 
 
 def trust_device(user, client, device_name=None):
