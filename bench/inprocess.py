@@ -10,6 +10,11 @@ finding where time goes; ``bench/hotpaths.py`` is the figure that counts
 
     .venv/bin/python bench/inprocess.py [--requests 3000] [--only check,submit-json]
     .venv/bin/python bench/inprocess.py --profile check [--sort tottime]
+    .venv/bin/python bench/inprocess.py --only submit-json --without confirmation,ceiling,block
+
+``--without`` is attribution, never a figure to report as guardsvc's: it
+switches off parts of the submission (each a rule the contract requires) to
+show what each one costs against the minimal app's single INSERT.
 """
 import argparse
 import cProfile
@@ -39,7 +44,30 @@ def parse_args():
     parser.add_argument("--sort", default="cumulative")
     parser.add_argument("--limit", type=int, default=45)
     parser.add_argument("--storage", default="memory://")
+    parser.add_argument("--without", default="",
+                        help="comma-separated parts of a submission to switch off, to see their cost: "
+                             + ", ".join(sorted(WITHOUT)))
     return parser.parse_args()
+
+
+def _no_confirmation():
+    from guardsvc.appeals import service
+    service.prepare_confirmation = lambda values: None
+    service.store_confirmation = lambda ticket, confirmation: None
+
+
+def _no_ceiling():
+    from guardsvc.appeals import service
+    service._pending_on_network = lambda ip_address, ceiling: 0
+
+
+def _no_block():
+    from guardsvc.appeals import service
+    service.find_active_block_id = lambda *args: None
+
+
+# Parts of a submission that --without can switch off (for attribution only).
+WITHOUT = {"confirmation": _no_confirmation, "ceiling": _no_ceiling, "block": _no_block}
 
 
 def environ_for(path_, counter, run):
@@ -122,6 +150,9 @@ def main():
     args = parse_args()
     os.environ["GUARDSVC_RATELIMIT_STORAGE_URI"] = args.storage
     app, minimal, token = build()
+    for part in filter(None, args.without.split(",")):
+        WITHOUT[part]()
+        print(f"switched off for attribution: {part}")
     server = LocalServer(app)
     mini_server = LocalServer(minimal)
     try:
