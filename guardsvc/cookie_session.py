@@ -4,10 +4,11 @@ The session cookie carries short-lived form state (flash messages, the CSRF
 secret, the key of the server-side sign-in session). Flask's own interface
 builds a new signing serializer on every request and reads seven cookie
 settings before it finds that there is nothing to save; most requests, the API
-and every status check among them, have no session at all. Here the serializer
-is built once per key set (rotation through ``SECRET_KEY_FALLBACKS`` still
-works: a changed key set builds a new one), and a session nobody touched is
-not looked at again.
+and every status check among them, have no session at all, and a signed-in
+request only reads its session. Here the serializer is built once per key set
+(rotation through ``SECRET_KEY_FALLBACKS`` still works: a changed key set builds
+a new one), a session nobody touched is not looked at again, and a session that
+was only read gets its ``Vary: Cookie`` without the cookie settings being read.
 """
 from flask.sessions import SecureCookieSessionInterface
 
@@ -27,6 +28,12 @@ class CookieSessionInterface(SecureCookieSessionInterface):
     def save_session(self, app, session, response):
         if not (session or session.modified or session.accessed):
             return  # never read, never written: no cookie, no Vary
+        if not session.modified and not (session.permanent and app.config["SESSION_REFRESH_EACH_REQUEST"]):
+            # Read, not written (every signed-in request): Flask's answer without its seven
+            # cookie settings read first; a session that was read varies by its cookie.
+            if session.accessed:
+                response.vary.add("Cookie")
+            return
         super().save_session(app, session, response)
 
 

@@ -172,3 +172,15 @@ def test_the_password_step_of_another_account_ends_this_browsers_session(app, ma
     response = post_form(browser, "/masuk", {"email": second.email, "password": PASSWORD}, page="/banding")
     assert response.status_code == 303 and response.headers["Location"].endswith("/masuk/kode")
     assert session_count(app, first) == 0 and session_count(app, second) == 0
+
+
+def test_a_session_only_read_is_not_sent_again_but_varies_by_its_cookie(app, make_user):
+    user = make_user()
+    browser = app.test_client()
+    sign_in(browser, user)
+    read = browser.get(TOKENS_API, headers=JSON)  # signed in: the session is read, not written
+    assert read.status_code == 200
+    assert "Set-Cookie" not in read.headers and "Cookie" in read.headers.get("Vary", "")
+    assert post_form(browser, "/keluar", page="/akun").headers.get("Set-Cookie", "").startswith(COOKIE)
+    anonymous = app.test_client().get("/api/guard/unblock-tickets/check/TKT-00000000", headers=JSON)
+    assert anonymous.status_code == 404 and "Set-Cookie" not in anonymous.headers

@@ -10,7 +10,7 @@ import secrets
 from datetime import timedelta
 
 from flask import current_app
-from sqlalchemy import delete, select
+from sqlalchemy import bindparam, delete, select
 from sqlalchemy.orm import joinedload
 
 from guardsvc import clock, messages
@@ -47,14 +47,18 @@ def start_session(user, client):
     return plain, record
 
 
+# Every signed-in request asks it: built once.
+_LIVE_SESSION = (select(UserSession).options(joinedload(UserSession.user, innerjoin=True))
+                 .where(UserSession.key_hash == bindparam("key_hash"),
+                        UserSession.last_seen_at >= bindparam("cutoff")))
+
+
 def find_session(plain):
     """The live session this key names, its active user loaded with it (one statement), or None."""
     if not isinstance(plain, str) or not plain or len(plain) > KEY_MAX:
         return None
     now = clock.utcnow()
-    record = db.session.scalar(
-        select(UserSession).options(joinedload(UserSession.user, innerjoin=True))
-        .where(UserSession.key_hash == hash_key(plain), UserSession.last_seen_at >= idle_cutoff(now)))
+    record = db.session.scalar(_LIVE_SESSION, {"key_hash": hash_key(plain), "cutoff": idle_cutoff(now)})
     if record is None or not record.user.is_active:
         return None
     if now - record.last_seen_at >= LAST_SEEN_RESOLUTION:
