@@ -174,14 +174,18 @@ class Limit:
             if refused:
                 self._refuse(state, refused[0], client)
             return
-        keyed = [(state.key(item, client, self.scope), item.get_expiry()) for item in items]
+        keyed = self.keyed(state, items, client)
         counts = state.run(lambda store: state.count(store, keyed))
         spent = [Spent(item.amount, max(0, item.amount - count), reset_at)
                  for item, (count, reset_at) in zip(items, counts)]
         refused = [s for s, (count, _) in zip(spent, counts) if count > s.amount]
-        _remember(min(refused or spent, key=lambda s: (s.remaining, -s.reset_at)))
+        _remember(*(refused or spent))
         if refused:
             raise RateLimited(_seconds_until(max(s.reset_at for s in refused)))
+
+    def keyed(self, state, items, client):
+        """``(key, window seconds)`` of each of ``items`` for ``client`` in this limit's bucket."""
+        return [(state.key(item, client, self.scope), item.get_expiry()) for item in items]
 
     def _refuse(self, state, item, client):
         key = state.key(item, client, self.scope)
@@ -194,8 +198,9 @@ def _seconds_until(moment):
     return max(1, int(moment - time.time() + 0.999))
 
 
-def _remember(spent):
-    g.setdefault(_SPENT, []).append(spent)
+def _remember(*spent):
+    """Keep what limits said for the headers; the tightest is picked once, when they are written."""
+    g.setdefault(_SPENT, []).extend(spent)
 
 
 def _count_deferred(response):
@@ -203,7 +208,7 @@ def _count_deferred(response):
     for limit, items, client in g.pop(_DEFERRED, ()):
         if limit.counts_when(response):
             state = counters()
-            keyed = [(state.key(item, client, limit.scope), item.get_expiry()) for item in items]
+            keyed = limit.keyed(state, items, client)
             state.run(lambda store: state.count(store, keyed))
     return response
 

@@ -35,8 +35,11 @@ def _private_url(secret):
     return external_url("conversation_pages.conversation_page", secret=secret)
 
 
+_INSERT_SECRET = TicketSecret.__table__.insert()
+
+
 def _store_secret(ticket_id, secret_hash):
-    db.session.execute(TicketSecret.__table__.insert(), {
+    db.session.execute(_INSERT_SECRET, {
         "ticket_id": ticket_id, "secret_hash": secret_hash, "created_at": clock.utcnow()})
 
 

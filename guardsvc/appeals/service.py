@@ -3,12 +3,12 @@ from dataclasses import dataclass, field
 from datetime import datetime, time, timedelta
 
 from flask import current_app
-from sqlalchemy import Integer, and_, bindparam, func, literal_column, or_, select, update
+from sqlalchemy import Integer, and_, bindparam, func, or_, select, update
 
 from guardsvc import clock, codes, messages
 from guardsvc.appeals.conversation import prepare_confirmation, store_confirmation
 from guardsvc.appeals.approval import carry_out, preview_approval
-from guardsvc.appeals.models import UnblockTicket
+from guardsvc.appeals.models import PENDING_ONLY, UnblockTicket
 from guardsvc.appeals.statuses import APPROVED, PENDING, REJECTED, STATUSES
 from guardsvc.appeals.notify import queue_decision_mail
 from guardsvc.audit.service import record_event
@@ -44,12 +44,12 @@ def pending_ticket_for(client):
 
 
 _TICKETS = UnblockTicket.__table__
-# Built once. The status is written into the SQL, not bound: only a literal 'pending' lets the
-# database see that the partial index of pending tickets by address holds every row it needs
-# (SQLite, and PostgreSQL once it plans a prepared statement generically).
+# Built once. The condition is the partial index's own text (PENDING_ONLY), not a bound status:
+# only a literal 'pending' lets the database see that the index of pending tickets by address
+# holds every row it needs (SQLite, and PostgreSQL once it plans a prepared statement generically).
 _PENDING_ON_NETWORK = select(func.count()).select_from(
     select(_TICKETS.c.id)
-    .where(_TICKETS.c.ip_address == bindparam("ip"), _TICKETS.c.status == literal_column(f"'{PENDING}'"))
+    .where(_TICKETS.c.ip_address == bindparam("ip"), PENDING_ONLY)
     .limit(bindparam("ceiling", type_=Integer)).subquery())
 
 
@@ -122,14 +122,19 @@ def decision_message(ticket):
     return template.format(ticket=ticket.ticket_number)
 
 
+def _by_number(ticket_number, read):
+    """``read(canonical number)`` for a typed ticket number (spaces trimmed, any case), else NotFound."""
+    canonical = codes.parse_code(TICKET_PREFIX, ticket_number)
+    found = canonical and read(canonical)
+    if not found:
+        raise NotFound(messages.TICKET_NOT_FOUND)
+    return found
+
+
 def find_ticket(ticket_number):
     """The ticket with this number (spaces trimmed, any case), else NotFound."""
-    canonical = codes.parse_code(TICKET_PREFIX, ticket_number)
-    ticket = canonical and db.session.scalar(
-        select(UnblockTicket).where(UnblockTicket.ticket_number == canonical))
-    if not ticket:
-        raise NotFound(messages.TICKET_NOT_FOUND)
-    return ticket
+    return _by_number(ticket_number, lambda number: db.session.scalar(
+        select(UnblockTicket).where(UnblockTicket.ticket_number == number)))
 
 
 # A status check is the request that floods in (a block wave, everyone reloading): it reads
@@ -145,11 +150,8 @@ def ticket_status(ticket_number):
 
     Spaces are trimmed and any case is accepted, as in ``find_ticket``.
     """
-    canonical = codes.parse_code(TICKET_PREFIX, ticket_number)
-    row = canonical and db.session.execute(_PUBLIC_STATUS, {"number": canonical}).first()
-    if not row:
-        raise NotFound(messages.TICKET_NOT_FOUND)
-    return row
+    return _by_number(ticket_number, lambda number: db.session.execute(
+        _PUBLIC_STATUS, {"number": number}).first())
 
 
 def decide_ticket(ticket_number, action, *, actor=None, notes=None, origin_ip=None, lift_ranges=False):

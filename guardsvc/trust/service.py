@@ -14,15 +14,18 @@ from guardsvc.trust.models import TrustedIp
 from guardsvc.useragent import describe_user_agent
 
 
+# NULL matches NULL: the unique index compares coalesce(device_id, '').
+_DEVICE_KEY = func.coalesce(TrustedIp.device_id, "")
+
+
 def _same_device(device_id):
-    # NULL matches NULL: the unique index compares coalesce(device_id, '').
-    return func.coalesce(TrustedIp.device_id, "") == (device_id or "")
+    return _DEVICE_KEY == (device_id or "")
 
 
 # The record of one (user, IP, device): built once, as every save-my-ip asks it first.
 _RECORD = select(TrustedIp).where(TrustedIp.user_id == bindparam("user_id"),
                                   TrustedIp.ip_address == bindparam("ip_address"),
-                                  func.coalesce(TrustedIp.device_id, "") == bindparam("device_id"))
+                                  _DEVICE_KEY == bindparam("device_id"))
 
 
 def _find(user_id, ip_address, device_id):
