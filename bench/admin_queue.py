@@ -50,7 +50,7 @@ def ticket_rows(total, now):
 
 
 def fill(app, total):
-    from guardsvc import clock
+    from guardsvc.storage import clock
     from guardsvc.extensions import db
 
     rows = ticket_rows(total, clock.utcnow())

@@ -182,7 +182,7 @@ def _insert_all(model, rows):
 def fill(app, total, cidrs, allows, seed):
     from sqlalchemy import text
 
-    from guardsvc import clock
+    from guardsvc.storage import clock
     from guardsvc.blocks.models import AllowEntry, Block
     from guardsvc.extensions import db
 

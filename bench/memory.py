@@ -78,7 +78,7 @@ def request_mix(client, i):
 
 
 def limiter_keys(app):
-    from guardsvc.ratelimits import EXTENSION
+    from guardsvc.ratelimits.limits import EXTENSION
 
     storage = app.extensions[EXTENSION].primary
     return len(getattr(storage, "storage", ())), len(getattr(storage, "locks", ()))

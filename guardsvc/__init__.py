@@ -50,10 +50,10 @@ def trust_proxies(app):
 
 def register_extensions(app):
     from guardsvc.accounts.auth import init_auth
-    from guardsvc.cookie_session import init_cookie_session
-    from guardsvc.database import init_database
+    from guardsvc.web.cookies import init_cookie_session
+    from guardsvc.storage.database import init_database
     from guardsvc.extensions import babel, csrf, db, login_manager, mail, migrate
-    from guardsvc.ratelimits import init_ratelimits
+    from guardsvc.ratelimits.limits import init_ratelimits
     import guardsvc.models  # noqa: F401  (registers every table)
 
     init_cookie_session(app)
@@ -69,12 +69,12 @@ def register_extensions(app):
 
 
 def register_request_hooks(app):
-    from guardsvc.addresses import require_readable_address
+    from guardsvc.web.addresses import require_readable_address
     from guardsvc.blocks.guard import init_guard
-    from guardsvc.errors import render_unexpected
-    from guardsvc.identity import issue_device_cookie
-    from guardsvc.security_headers import add_security_headers
-    from guardsvc.transaction import init_transactions
+    from guardsvc.web.errors import render_unexpected
+    from guardsvc.web.identity import issue_device_cookie
+    from guardsvc.web.headers import add_security_headers
+    from guardsvc.storage.transaction import init_transactions
 
     app.before_request(require_readable_address)
     init_guard(app)
@@ -84,6 +84,13 @@ def register_request_hooks(app):
 
 
 def register_blueprints(app):
+    from guardsvc.accounts import openapi_paths as accounts_paths
+    from guardsvc.admin import openapi_paths as admin_paths
+    from guardsvc.appeals import openapi_paths as appeals_paths
+    from guardsvc.blocks import openapi_paths as blocks_paths
+    from guardsvc.openapi.document import init_openapi
+    from guardsvc.signin import openapi_paths as signin_paths
+    from guardsvc.trust import openapi_paths as trust_paths
     from guardsvc.accounts.api import bp as accounts_api
     from guardsvc.admin.api import bp as admin_api
     from guardsvc.admin.allows_api import bp as admin_allows_api
@@ -91,8 +98,7 @@ def register_blueprints(app):
     from guardsvc.blocks.api import bp as blocks_api
     from guardsvc.blocks.forward_auth import bp as forward_auth
     from guardsvc.blocks.views import bp as block_pages
-    from guardsvc.health import bp as health
-    from guardsvc.openapi import bp as openapi
+    from guardsvc.web.health import bp as health
     from guardsvc.signin.api import bp as signin_api
     from guardsvc.trust.api import bp as trust_api
     from guardsvc.pages.views import bp as pages
@@ -109,7 +115,8 @@ def register_blueprints(app):
     from guardsvc.admin.allows_views import bp as admin_allow_pages
     from guardsvc.admin.desk_views import bp as admin_desk_pages
 
-    for blueprint in (health, openapi, accounts_api, trust_api, appeals_api, signin_api, blocks_api,
+    init_openapi(app, (appeals_paths, trust_paths, accounts_paths, signin_paths, blocks_paths, admin_paths))
+    for blueprint in (health, accounts_api, trust_api, appeals_api, signin_api, blocks_api,
                       admin_api, admin_allows_api, forward_auth):
         app.register_blueprint(blueprint)
     for blueprint in (pages, appeal_pages, conversation_pages, account_pages, session_pages, recovery_pages,
@@ -119,7 +126,7 @@ def register_blueprints(app):
 
 
 def register_error_handlers(app):
-    from guardsvc.errors import register_error_handlers as register
+    from guardsvc.web.errors import register_error_handlers as register
 
     register(app)
 
@@ -132,7 +139,7 @@ def register_commands(app):
     from guardsvc.blocks.cli import blocks_cli
     from guardsvc.blocks.allows_cli import allows_cli
     from guardsvc.sessions.cli import sessions_cli
-    from guardsvc.retention_cli import purge_command, worker_command
+    from guardsvc.retention.cli import purge_command, worker_command
     from guardsvc.twofactor.cli import twofactor_cli
 
     for group in (users_cli, tokens_cli, tickets_cli, mail_cli, blocks_cli, allows_cli, sessions_cli,

@@ -84,7 +84,7 @@ def load_settings(instance_path):
     storage_uri = _env("RATELIMIT_STORAGE_URI", "memory://")
     storage_timeout = _env_float("RATELIMIT_STORAGE_TIMEOUT_SECONDS", 0.5)
     if storage_uri.startswith("memory://"):
-        # The same in-process store with a ceiling on its counters (guardsvc.ratelimit_memory).
+        # The same in-process store with a ceiling on its counters (guardsvc.ratelimits.memory).
         storage_uri = f"guardsvc-memory://?max_keys={_env_int('RATELIMIT_MEMORY_MAX_KEYS', 50_000)}"
     return {
         "SECRET_KEY": _env("SECRET_KEY") or shared_secret_key(instance_path),
@@ -93,7 +93,7 @@ def load_settings(instance_path):
                                  if key.strip()],
         "SQLALCHEMY_DATABASE_URI": database_url,
         "SQLALCHEMY_ENGINE_OPTIONS": {"pool_pre_ping": True},
-        # Every wait on the database is bounded (guardsvc.database): a database
+        # Every wait on the database is bounded (guardsvc.storage.database): a database
         # that is down or hangs turns into a 503 within seconds, never a stuck worker.
         "DATABASE_CONNECT_TIMEOUT_SECONDS": _env_int("DATABASE_CONNECT_TIMEOUT_SECONDS", 3),
         "DATABASE_STATEMENT_TIMEOUT_SECONDS": _env_float("DATABASE_STATEMENT_TIMEOUT_SECONDS", 5),

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""Find import cycles inside the guardsvc package, between modules and between packages.
+"""Find import cycles and upward imports inside the guardsvc package.
 
-Usage: ``scripts/import_cycles.py`` prints every cycle and exits 1 when there is one.
+Usage: ``scripts/import_cycles.py`` prints every cycle and every import that
+reaches a higher layer (``LAYERS``), and exits 1 when there is one.
 
 The graph is read from the source with ``ast``, without importing anything.
 Every import counts, also one inside a function: a deferred import hides a
@@ -20,6 +21,28 @@ from pathlib import Path
 
 ROOT_PACKAGE = "guardsvc"
 SOURCE = Path(__file__).resolve().parent.parent / ROOT_PACKAGE
+
+
+# Bottom to top. A module imports its own layer and the layers below it, never one above; every
+# first-level name under guardsvc (a package or a top-level module) has its place here.
+LAYERS = (
+    ("base", {"config", "extensions", "messages"}),
+    ("storage", {"storage"}),
+    ("edge", {"web", "cli"}),
+    ("shared services", {"openapi", "ratelimits"}),
+    ("features", {"accounts", "appeals", "audit", "blocks", "outbox", "pages", "sessions", "signin", "trust",
+                  "twofactor"}),
+    ("desk", {"admin", "retention"}),
+    ("factory", {ROOT_PACKAGE, "models", "command_line"}),
+)
+
+
+def layer_of(name):
+    """The index in LAYERS of a first-level name, or None when it has no place yet."""
+    for index, (_, members) in enumerate(LAYERS):
+        if name in members:
+            return index
+    return None
 
 
 def module_files(source=SOURCE):
@@ -79,7 +102,7 @@ def module_graph(source=SOURCE):
 
 
 def package_of(module):
-    """``guardsvc.accounts.views`` -> ``accounts``; ``guardsvc.errors`` -> ``errors``."""
+    """``guardsvc.accounts.views`` -> ``accounts``; ``guardsvc.web.errors`` -> ``errors``."""
     parts = module.split(".")
     return parts[1] if len(parts) > 1 else parts[0]
 
@@ -94,6 +117,23 @@ def package_graph(graph):
             if package_of(target) != source:
                 folded[source].add(package_of(target))
     return folded
+
+
+def layer_problems(graph):
+    """``(source, target, why)`` for every import that goes up a layer, and every unplaced name."""
+    problems = []
+    folded = package_graph(graph)
+    for source in sorted(folded):
+        if layer_of(source) is None:
+            problems.append((source, None, "has no layer in LAYERS"))
+            continue
+        for target in sorted(folded[source]):
+            if layer_of(target) is None:
+                problems.append((source, target, f"{target} has no layer in LAYERS"))
+            elif layer_of(target) > layer_of(source):
+                problems.append((source, target, f"{LAYERS[layer_of(source)][0]} imports "
+                                                 f"{LAYERS[layer_of(target)][0]}"))
+    return problems
 
 
 def cycles(graph):
@@ -145,8 +185,11 @@ def main():
             print(f"{label} cycle: {' <-> '.join(component)}")
             for source, target in edges_within(view, component):
                 print(f"    {source} -> {target}")
+    for source, target, why in layer_problems(graph):
+        problems += 1
+        print(f"upward import: {source} -> {target}: {why}" if target else f"unplaced: {source} {why}")
     if not problems:
-        print("no import cycles")
+        print("no import cycles, no upward imports")
     return 1 if problems else 0
 
 

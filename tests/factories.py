@@ -70,7 +70,7 @@ def make_ticket(app):
     the active block that applies, and it refuses a second pending ticket.
     """
     from guardsvc.appeals import service as appeals
-    from guardsvc.identity import Client
+    from guardsvc.web.identity import Client
 
     def make(ip="198.51.100.7", device=None, local_ip=None, user_agent="pytest", **fields):
         with app.app_context():

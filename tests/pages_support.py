@@ -30,7 +30,7 @@ def sign_in(client, user, password=PASSWORD):
 def start_session_record(app, user, *, ip="127.0.0.1", user_agent=None, device=None, reauthenticated=True):
     """A committed server-side session for ``user``; returns ``(cookie_key, session_id)``."""
     from guardsvc.extensions import db
-    from guardsvc.identity import Client
+    from guardsvc.web.identity import Client
     from guardsvc.sessions import service as sessions
 
     with app.app_context():

@@ -4,7 +4,7 @@ import calendar
 import pyotp
 import pytest
 
-from guardsvc import clock
+from guardsvc.storage import clock
 from guardsvc.accounts.models import User
 from guardsvc.extensions import db
 from guardsvc.twofactor import service as twofactor
@@ -50,6 +50,6 @@ def request_token(client, email, password=PASSWORD, *, otp=None, ip="198.51.100.
 @pytest.fixture()
 def rate_limits_off(app, monkeypatch):
     """Keep rate limits out of tests that sign in many times from one IP, whatever the settings say."""
-    from guardsvc.ratelimits import EXTENSION
+    from guardsvc.ratelimits.limits import EXTENSION
 
     monkeypatch.setattr(app.extensions[EXTENSION], "enabled", False)

@@ -4,7 +4,7 @@ from types import SimpleNamespace
 
 from gunicorn.config import Config
 
-from guardsvc.access_log import RedactingLogger, redact
+from guardsvc.web.access_log import RedactingLogger, redact
 
 
 def test_secret_paths_are_redacted_and_others_kept():

@@ -4,10 +4,11 @@ from datetime import timedelta
 import pytest
 from sqlalchemy.exc import OperationalError
 
-from guardsvc import clock, messages
+from guardsvc import messages
+from guardsvc.storage import clock
 from guardsvc.accounts.models import User
 from guardsvc.extensions import db
-from guardsvc.identity import Client
+from guardsvc.web.identity import Client
 from guardsvc.signin import service, throttle
 from guardsvc.signin.models import LoginEvent
 from tests.factories import PASSWORD

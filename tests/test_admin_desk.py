@@ -5,12 +5,12 @@ from datetime import datetime, timedelta
 import pytest
 from sqlalchemy import select
 
-from guardsvc import clock
+from guardsvc.storage import clock
 from guardsvc.accounts.models import User
 from guardsvc.appeals import desk, digest
 from guardsvc.appeals.conversation_models import ResponseTemplate
 from guardsvc.appeals.models import UnblockTicket
-from guardsvc.errors import InvalidState
+from guardsvc.web.errors import InvalidState
 from guardsvc.extensions import db
 from tests.conversation_support import admin_browser, deliver  # noqa: F401
 from tests.live import all_at_once

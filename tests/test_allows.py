@@ -4,7 +4,7 @@ from datetime import timedelta
 
 import pytest
 
-from guardsvc import clock
+from guardsvc.storage import clock
 from guardsvc.extensions import db
 from tests.blocks_helpers import BLOCKED_IP, FREE_IP, from_ip
 

@@ -7,7 +7,7 @@ import pytest
 from sqlalchemy import select
 from sqlalchemy.exc import OperationalError
 
-from guardsvc import clock
+from guardsvc.storage import clock
 from guardsvc.appeals import service as appeals
 from guardsvc.appeals.models import UnblockTicket
 from guardsvc.extensions import db

@@ -1,9 +1,9 @@
 """Service-level rules of tickets, without HTTP."""
 import pytest
 
-from guardsvc import codes
+from guardsvc.storage import codes
 from guardsvc.appeals import service
-from guardsvc.errors import Cooldown, InvalidState, NotFound
+from guardsvc.web.errors import Cooldown, InvalidState, NotFound
 from guardsvc.extensions import db
 
 

@@ -5,10 +5,10 @@ from datetime import timedelta
 
 import pytest
 
-from guardsvc import clock
+from guardsvc.storage import clock
 from guardsvc.blocks import service
 from guardsvc.blocks.networks import candidate_networks, canonical_network
-from guardsvc.errors import InvalidState, ValidationFailed
+from guardsvc.web.errors import InvalidState, ValidationFailed
 from guardsvc.extensions import db
 
 

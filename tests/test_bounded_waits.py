@@ -6,7 +6,7 @@ from sqlalchemy import text
 from limits.storage import storage_from_string
 
 from guardsvc.config import load_settings
-from guardsvc.ratelimit_memory import BoundedMemoryStorage
+from guardsvc.ratelimits.memory import BoundedMemoryStorage
 from guardsvc.extensions import db
 
 
@@ -51,7 +51,7 @@ def test_bounded_memory_store_starts_no_thread_per_count(monkeypatch):
     """The parent starts a clean-up Timer whenever the last has run; this store sweeps inline instead."""
     import threading
 
-    from guardsvc import ratelimit_memory
+    from guardsvc.ratelimits import memory as ratelimit_memory
 
     storage = BoundedMemoryStorage("guardsvc-memory://")
     started = []

@@ -2,8 +2,8 @@
 import pytest
 
 from guardsvc import create_app
-from guardsvc.doors import json_door, never_guarded
-from guardsvc.errors import NotFound
+from guardsvc.web.doors import json_door, never_guarded
+from guardsvc.web.errors import NotFound
 from tests.blocks_helpers import BLOCKED_IP, from_ip
 
 DEVICE_COOKIE = "guardsvc_device"

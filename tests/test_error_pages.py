@@ -5,9 +5,9 @@ from types import SimpleNamespace
 import pytest
 from sqlalchemy.exc import OperationalError
 
-from guardsvc.errors import Blocked, render_failure
+from guardsvc.web.errors import Blocked, render_failure
 from guardsvc.pages import views as landing_views
-from guardsvc.humantime import human_time
+from guardsvc.web.humantime import human_time
 from guardsvc.pages.navigation import safe_next
 from tests.pages_support import sign_in_session, text_of
 

@@ -98,7 +98,8 @@ def test_service_recovers_without_a_restart(proxied_app, make_user):
 
 
 def test_bare_page_when_even_the_layout_cannot_be_rendered(unreachable_app, monkeypatch):
-    from guardsvc import errors, messages
+    from guardsvc import messages
+    from guardsvc.web import errors
 
     def broken_layout(*_args, **_kwargs):
         raise RuntimeError("layout broken")

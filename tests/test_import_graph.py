@@ -1,4 +1,5 @@
 """No import cycles inside guardsvc: not between packages, not between modules."""
+import ast
 import importlib.util
 from pathlib import Path
 
@@ -50,3 +51,33 @@ def test_the_checker_sees_cycles_through_deferred_imports(graph_tools, tmp_path)
                                          ["guardsvc.helpers", "guardsvc.tools"]]
     assert graph_tools.cycles(graph_tools.package_graph(graph)) == [
         ["first", "second"], ["helpers", "tools"]]
+
+
+def test_no_module_imports_a_higher_layer(graph_tools):
+    assert graph_tools.layer_problems(graph_tools.module_graph()) == []
+
+
+def test_every_layer_package_says_what_it_holds_and_may_import(graph_tools):
+    source = graph_tools.SOURCE
+    for _, members in graph_tools.LAYERS:
+        for name in members:
+            init = source / name / "__init__.py"
+            if init.exists():
+                doc = ast.get_docstring(ast.parse(init.read_text(encoding="utf-8"))) or ""
+                assert "import" in doc.lower(), f"{name}/__init__.py: say what it may import"
+
+
+def test_the_checker_sees_upward_and_unplaced_imports(graph_tools, tmp_path):
+    package = tmp_path / "guardsvc"
+    for folder in ("storage", "web"):
+        (package / folder).mkdir(parents=True)
+        (package / folder / "__init__.py").write_text("")
+    (package / "__init__.py").write_text("")
+    (package / "storage" / "database.py").write_text("from guardsvc.web.errors import GuardError\n")
+    (package / "web" / "errors.py").write_text("from guardsvc.storage import database\n")
+    (package / "loose.py").write_text("from guardsvc.web import errors\n")
+    graph = graph_tools.module_graph(package)
+    assert graph_tools.layer_problems(graph) == [
+        ("loose", None, "has no layer in LAYERS"),
+        ("storage", "web", "storage imports edge"),
+    ]

@@ -3,7 +3,7 @@ import pytest
 
 from guardsvc import create_app
 from guardsvc.appeals.notify import status_url
-from guardsvc.links import external_url
+from guardsvc.web.links import external_url
 from guardsvc.outbox.models import OutboxMessage
 from guardsvc.extensions import db
 from tests.factories import submit_body

@@ -3,9 +3,10 @@ from datetime import datetime
 
 import pytest
 
-from guardsvc import clock, create_app
+from guardsvc import create_app
+from guardsvc.storage import clock
 from guardsvc.config import load_settings
-from guardsvc.humantime import human_number, human_time
+from guardsvc.web.humantime import human_number, human_time
 from tests.factories import submit_body
 from tests.smtp import smtp_server, text_body  # noqa: F401  (fixture)
 

@@ -7,10 +7,10 @@ from types import SimpleNamespace
 import pytest
 from gunicorn.config import Config
 
-from guardsvc.access_log import RedactingLogger
+from guardsvc.web.access_log import RedactingLogger
 from guardsvc.outbox.transport import LogTransport
-from guardsvc.redaction import redact
-from guardsvc.sealing import seal
+from guardsvc.web.redaction import redact
+from guardsvc.storage.sealing import seal
 
 LINK_SECRET = secrets.token_urlsafe(32)
 TOKEN = "gsv_" + secrets.token_urlsafe(32)

@@ -5,7 +5,7 @@ from pathlib import Path
 
 SOURCE = Path(__file__).resolve().parent.parent / "guardsvc"
 # The API document's own descriptions (like a template's page text) stay with the document:
-# openapi*.py modules and every feature's openapi_paths.py registry.
+# the openapi package and every feature's openapi_paths.py registry.
 DOCUMENT_PREFIX = "openapi"
 # Words that mark a text as Indonesian and never occur in the English of code, logs and the CLI.
 INDONESIAN = {
@@ -50,7 +50,7 @@ def sentences_outside_messages(source=SOURCE):
     found = []
     for path in sorted(source.rglob("*.py")):
         name = path.relative_to(source).as_posix()
-        if name == "messages.py" or Path(name).name.startswith(DOCUMENT_PREFIX):
+        if name == "messages.py" or name.startswith(DOCUMENT_PREFIX + "/") or Path(name).name.startswith(DOCUMENT_PREFIX):
             continue
         for line, text in _texts(ast.parse(path.read_text(encoding="utf-8"))):
             if looks_indonesian(text):

@@ -9,7 +9,7 @@ import copy
 import pytest
 from openapi_spec_validator import validate
 
-from guardsvc.openapi import REGISTRIES
+from guardsvc.openapi.document import REGISTRIES, registered_operations
 from tests.blocks_helpers import BLOCKED_IP, from_ip, sign_in_session
 from tests.openapi_checks import document_problems, json_routes, operations, template
 
@@ -163,14 +163,10 @@ def test_blocked_403_is_documented_exactly_where_the_guard_runs(client, document
             f"{method.upper()} {path}: answered {response.status_code} {body}, 403 blocked documented: {documented}")
 
 
-def _registered_operations():
-    return [operation for registry in REGISTRIES for operation in registry.OPERATIONS]
-
-
-def test_roles_in_the_document_are_the_roles_the_server_enforces(client, document, bearer):
+def test_roles_in_the_document_are_the_roles_the_server_enforces(app, client, document, bearer):
     tokens = {role: bearer(role)[1] for role in ("user", "admin", "service")}
     located = by_operation_id(document)
-    for registered in _registered_operations():
+    for registered in registered_operations(app):
         path, method, operation = located[registered.operation_id]
         anonymous = _call(client, path, method)
         if registered.roles is None:
@@ -221,22 +217,22 @@ class _Registry:
 
 
 def _build_with(app, monkeypatch, *operations):
-    import guardsvc.openapi as openapi
+    import guardsvc.openapi.document as openapi
 
-    monkeypatch.setattr(openapi, "REGISTRIES", (_Registry(*operations),))
+    monkeypatch.setitem(app.extensions, REGISTRIES, (_Registry(*operations),))
     with app.app_context():
         return openapi.build_document(app)
 
 
 def _status_check(envelope, endpoint="appeals_api.check"):
-    from guardsvc.openapi_operations import Operation, Tag
+    from guardsvc.openapi.operations import Operation, Tag
 
     return Operation(endpoint, "checkTicket", "Cek", Tag("Banding", "Banding."), {200: envelope})
 
 
 def test_an_envelope_is_never_named_like_a_payload(app, monkeypatch):
     from guardsvc.appeals.schemas import TicketStatusSchema
-    from guardsvc.openapi_operations import Envelope
+    from guardsvc.openapi.operations import Envelope
 
     with pytest.raises(ValueError, match="end with 'Response'"):
         _build_with(app, monkeypatch, _status_check(Envelope(TicketStatusSchema, name="TicketStatus")))
@@ -247,7 +243,7 @@ def test_an_envelope_is_never_named_like_a_payload(app, monkeypatch):
 def test_two_schemas_under_one_name_are_refused(app, monkeypatch):
     from marshmallow import Schema, fields
 
-    from guardsvc.openapi_operations import Envelope
+    from guardsvc.openapi.operations import Envelope
 
     first = type("TicketStatusSchema", (Schema,), {"a": fields.String()})
     second = type("TicketStatusSchema", (Schema,), {"b": fields.String()})
@@ -260,7 +256,7 @@ def test_two_schemas_under_one_name_are_refused(app, monkeypatch):
 
 def test_a_registry_entry_must_match_one_route_once(app, monkeypatch):
     from guardsvc.appeals.schemas import TicketStatusSchema
-    from guardsvc.openapi_operations import Envelope
+    from guardsvc.openapi.operations import Envelope
 
     operation = _status_check(Envelope(TicketStatusSchema))
     with pytest.raises(LookupError, match="no route for endpoint 'appeals_api.gone'"):

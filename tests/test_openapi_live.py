@@ -22,7 +22,7 @@ from sqlalchemy import select
 from guardsvc.accounts.models import ApiToken
 from guardsvc.appeals.service import submit_ticket
 from guardsvc.extensions import db
-from guardsvc.identity import Client
+from guardsvc.web.identity import Client
 from tests.factories import PASSWORD, submit_body
 from tests.live import LiveServer
 

@@ -5,7 +5,7 @@ from datetime import timedelta
 
 from sqlalchemy import select
 
-from guardsvc import clock
+from guardsvc.storage import clock
 from guardsvc.extensions import db
 from guardsvc.outbox import delivery
 from guardsvc.outbox.models import OutboxMessage

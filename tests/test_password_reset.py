@@ -5,7 +5,8 @@ from datetime import timedelta
 import pytest
 from sqlalchemy import select
 
-from guardsvc import clock, messages
+from guardsvc import messages
+from guardsvc.storage import clock
 from guardsvc.accounts.models import PasswordReset, User
 from guardsvc.extensions import db
 from guardsvc.outbox.models import OutboxMessage
@@ -188,7 +189,7 @@ def _link_from_outbox(app, email):
 @pytest.mark.parametrize("ticked", [(), ("revoke_tokens", "revoke_devices")])
 def test_a_reset_revokes_tokens_and_trusted_devices_only_when_ticked(app, make_user, make_token, ticked):
     from guardsvc.accounts.models import ApiToken
-    from guardsvc.identity import Client
+    from guardsvc.web.identity import Client
     from guardsvc.trust import service as trust
     from guardsvc.trust.models import TrustedIp
 

@@ -4,7 +4,7 @@ import pytest
 from guardsvc import messages
 from guardsvc.accounts import password_rule
 from guardsvc.accounts import service as accounts
-from guardsvc.errors import ValidationFailed
+from guardsvc.web.errors import ValidationFailed
 
 EMAIL = "Rina.Wati@Example.com"
 TOO_SHORT = messages.PASSWORD_TOO_SHORT.format(min=10)

@@ -6,7 +6,7 @@
 import pytest
 from sqlalchemy import event
 
-from guardsvc import listing
+from guardsvc.web import listing
 from guardsvc.admin import views as admin_views
 from guardsvc.appeals import service as appeals
 from guardsvc.extensions import db

@@ -5,7 +5,7 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 from sqlalchemy import func, select
 
-from guardsvc import clock
+from guardsvc.storage import clock
 from guardsvc.accounts import passwords
 from guardsvc.accounts.models import ApiToken, User
 from guardsvc.extensions import db

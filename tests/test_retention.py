@@ -4,7 +4,7 @@ from datetime import timedelta
 
 import pytest
 
-from guardsvc import clock
+from guardsvc.storage import clock
 from guardsvc.appeals import service as appeals
 from guardsvc.appeals.conversation_models import TicketMessage
 from guardsvc.appeals.models import UnblockTicket
@@ -162,7 +162,7 @@ def test_retention_periods_come_from_settings(app, runner, records, monkeypatch)
 
 
 def test_purge_works_in_batches(app, runner, records, monkeypatch):
-    from guardsvc import retention
+    from guardsvc.retention import service as retention
 
     monkeypatch.setattr(retention, "BATCH_SIZE", 1)
     commits = []

@@ -8,12 +8,13 @@ import pytest
 from flask_migrate import downgrade, upgrade
 from sqlalchemy import text
 
-from guardsvc import clock, create_app
+from guardsvc import create_app
+from guardsvc.storage import clock
 from guardsvc.accounts.models import User
 from guardsvc.config import shared_secret_key
 from guardsvc.extensions import db
-from guardsvc.identity import Client
-from guardsvc.sealing import SecretUnreadable
+from guardsvc.web.identity import Client
+from guardsvc.storage.sealing import SecretUnreadable
 from guardsvc.signin import service
 from guardsvc.twofactor.cli import twofactor_cli
 from tests.factories import PASSWORD

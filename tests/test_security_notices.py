@@ -6,7 +6,7 @@ from guardsvc import messages
 from guardsvc.accounts import notices
 from guardsvc.accounts.models import User
 from guardsvc.extensions import db
-from guardsvc.identity import Client
+from guardsvc.web.identity import Client
 from guardsvc.outbox.models import OutboxMessage
 from guardsvc.outbox.service import messages_to
 from guardsvc.twofactor import service as twofactor

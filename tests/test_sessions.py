@@ -3,7 +3,7 @@ from datetime import timedelta
 
 from sqlalchemy import func, select
 
-from guardsvc import clock
+from guardsvc.storage import clock
 from guardsvc.accounts.models import User
 from guardsvc.extensions import db
 from guardsvc.sessions.models import UserSession

@@ -3,9 +3,9 @@ import pytest
 
 from guardsvc.accounts import passwords
 from guardsvc.accounts.models import User
-from guardsvc.errors import ValidationFailed
+from guardsvc.web.errors import ValidationFailed
 from guardsvc.extensions import db
-from guardsvc.identity import Client
+from guardsvc.web.identity import Client
 from guardsvc.signin import account, service
 from guardsvc.trust.service import is_trusted
 from tests.factories import PASSWORD

@@ -6,12 +6,12 @@ from sqlalchemy import func, select
 
 from guardsvc import create_app
 from guardsvc.accounts.models import User
-from guardsvc.doors import json_door
-from guardsvc.errors import Conflict
+from guardsvc.web.doors import json_door
+from guardsvc.web.errors import Conflict
 from guardsvc.extensions import db
 from guardsvc.outbox.models import OutboxMessage
 from guardsvc.signin.models import LoginEvent
-from guardsvc.transaction import CommandGroup, ends_with
+from guardsvc.storage.transaction import CommandGroup, ends_with
 from guardsvc.trust import service as trust
 from guardsvc.trust.models import TrustedIp
 from tests.pages_support import post_form

@@ -3,7 +3,7 @@ from datetime import timedelta
 
 import pytest
 
-from guardsvc import clock
+from guardsvc.storage import clock
 
 BASE = "/api/security/trusted-ips"
 

@@ -3,7 +3,7 @@ from datetime import timedelta
 
 import pytest
 
-from guardsvc import clock
+from guardsvc.storage import clock
 from guardsvc.trust.models import TrustedIp
 from guardsvc.extensions import db
 from tests.signin_support import enable_2fa, request_token, totp_code

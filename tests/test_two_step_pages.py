@@ -5,7 +5,7 @@ from datetime import timedelta
 import pytest
 from sqlalchemy import select
 
-from guardsvc import clock
+from guardsvc.storage import clock
 from guardsvc.accounts.models import User
 from guardsvc.extensions import db
 from guardsvc.signin.models import LoginEvent

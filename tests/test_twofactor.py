@@ -3,9 +3,9 @@ from datetime import timedelta
 
 import pytest
 
-from guardsvc import clock
+from guardsvc.storage import clock
 from guardsvc.accounts.models import User
-from guardsvc.errors import InvalidState, ValidationFailed
+from guardsvc.web.errors import InvalidState, ValidationFailed
 from guardsvc.extensions import db
 from guardsvc.twofactor import service as twofactor
 from guardsvc.twofactor.models import RecoveryCode

@@ -1,13 +1,13 @@
 """Unit tests of the small pure pieces: identity parsing, codes, schemas, user agents, networks."""
 import pytest
 
-from guardsvc import clock, codes
+from guardsvc.storage import clock, codes
 from guardsvc.appeals.schemas import TicketSubmitSchema
 from guardsvc.blocks.service import candidate_networks, canonical_network
-from guardsvc.errors import ValidationFailed
-from guardsvc.identity import is_valid_device_id, normalize_ip
-from guardsvc.schema_fields import load_or_raise
-from guardsvc.useragent import describe_user_agent
+from guardsvc.web.errors import ValidationFailed
+from guardsvc.web.identity import is_valid_device_id, normalize_ip
+from guardsvc.web.schema_fields import load_or_raise
+from guardsvc.web.useragent import describe_user_agent
 
 
 @pytest.mark.parametrize("raw,expected", [

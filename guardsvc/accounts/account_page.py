@@ -11,7 +11,7 @@ from typing import Callable
 from flask import current_app, render_template
 from flask_login import current_user
 
-from guardsvc.identity import current_client
+from guardsvc.web.identity import current_client
 
 _SECTIONS = "guardsvc.account_sections"
 

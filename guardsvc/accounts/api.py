@@ -5,8 +5,8 @@ from flask_login import current_user, login_required
 from guardsvc import messages
 from guardsvc.accounts import service
 from guardsvc.accounts.schemas import TokenSchema
-from guardsvc.doors import json_door
-from guardsvc.jsonio import ok
+from guardsvc.web.doors import json_door
+from guardsvc.web.jsonio import ok
 
 bp = json_door(Blueprint("accounts_api", __name__, url_prefix="/api/auth"))
 token_schema = TokenSchema()

@@ -12,8 +12,8 @@ from flask import current_app, g, redirect, request, url_for
 from flask_login import current_user
 
 from guardsvc.accounts.service import user_for_token
-from guardsvc.doors import answers_json
-from guardsvc.errors import Forbidden, Unauthorized
+from guardsvc.web.doors import answers_json
+from guardsvc.web.errors import Forbidden, Unauthorized
 from guardsvc.extensions import csrf, login_manager
 from guardsvc.sessions import service as sessions
 

@@ -5,12 +5,13 @@
 """
 from sqlalchemy import select, update
 
-from guardsvc import clock, messages
+from guardsvc import messages
+from guardsvc.storage import clock
 from guardsvc.accounts import notices
 from guardsvc.accounts.models import ApiToken, User
 from guardsvc.accounts.roles import ROLES
 from guardsvc.accounts.service import audit_account, create_user, end_all_sessions
-from guardsvc.errors import ValidationFailed
+from guardsvc.web.errors import ValidationFailed
 from guardsvc.extensions import db
 
 

@@ -8,10 +8,10 @@ import click
 from guardsvc.accounts import care, service
 from guardsvc.accounts.roles import ROLES, USER
 from guardsvc.accounts.schemas import AccountSchema, NewAccountSchema, TokenSchema
-from guardsvc.cli_support import echo_json, echo_table, json_option, run_or_exit
-from guardsvc.clock import isoformat
-from guardsvc.schema_fields import load_or_raise
-from guardsvc.transaction import CommandGroup
+from guardsvc.cli.support import echo_json, echo_table, json_option, run_or_exit
+from guardsvc.storage.clock import isoformat
+from guardsvc.web.schema_fields import load_or_raise
+from guardsvc.storage.transaction import CommandGroup
 
 users_cli = CommandGroup("users", help="Manage accounts.")
 tokens_cli = CommandGroup("tokens", help="Manage personal access tokens.")

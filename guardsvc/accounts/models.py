@@ -4,11 +4,11 @@ from datetime import datetime
 from sqlalchemy import CheckConstraint, ForeignKey, String, false
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
-from guardsvc import clock
+from guardsvc.storage import clock
 from guardsvc.accounts.roles import ADMIN, ROLES, SERVICE, USER
-from guardsvc.columns import one_of
+from guardsvc.storage.columns import one_of
 from guardsvc.extensions import db
-from guardsvc.sealing import SealedString
+from guardsvc.storage.sealing import SealedString
 
 
 class User(db.Model):
@@ -24,7 +24,7 @@ class User(db.Model):
     password_hash: Mapped[str] = mapped_column(String(255))
     role: Mapped[str] = mapped_column(String(16), default=USER)
     is_active: Mapped[bool] = mapped_column(default=True)
-    # Encrypted at rest (guardsvc/sealing.py); the attribute holds the plain secret.
+    # Encrypted at rest (guardsvc/storage/sealing.py); the attribute holds the plain secret.
     totp_secret: Mapped[str | None] = mapped_column(SealedString(255))
     totp_enabled_at: Mapped[datetime | None]
     # Last accepted TOTP time step: a code is never accepted twice.

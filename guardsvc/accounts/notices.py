@@ -11,11 +11,12 @@ import re
 
 from markupsafe import Markup, escape
 
-from guardsvc import clock, messages
-from guardsvc.humantime import human_time
-from guardsvc.links import external_url
+from guardsvc import messages
+from guardsvc.storage import clock
+from guardsvc.web.humantime import human_time
+from guardsvc.web.links import external_url
 from guardsvc.outbox.service import compose_mail, store_mail
-from guardsvc.useragent import describe_user_agent
+from guardsvc.web.useragent import describe_user_agent
 
 TEMPLATE = "security_notice"
 # Mail programs turn anything that looks like a host name or an address into a link.

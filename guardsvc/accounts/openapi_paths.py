@@ -2,7 +2,7 @@
 from marshmallow import fields
 
 from guardsvc.accounts.schemas import TokenRequestSchema, TokenSchema
-from guardsvc.openapi_operations import (ANY_ROLE, ERROR, OTP_REQUIRED_ERROR, RECORD_ID, Envelope, Failure,
+from guardsvc.openapi.operations import (ANY_ROLE, ERROR, OTP_REQUIRED_ERROR, RECORD_ID, Envelope, Failure,
                                          Link, Operation, Tag)
 
 TOKENS = Tag("Token akses", "Token bearer pribadi: dibuat dengan e-mail dan kata sandi, ditampilkan sekali.")

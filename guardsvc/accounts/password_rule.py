@@ -10,7 +10,7 @@ from functools import lru_cache
 from importlib.resources import files
 
 from guardsvc import messages
-from guardsvc.errors import ValidationFailed
+from guardsvc.web.errors import ValidationFailed
 
 MIN_LENGTH = 10
 MAX_LENGTH = 256

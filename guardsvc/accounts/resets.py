@@ -12,16 +12,17 @@ from datetime import timedelta
 from flask import current_app
 from sqlalchemy import func, select, update
 
-from guardsvc import clock, messages
+from guardsvc import messages
+from guardsvc.storage import clock
 from guardsvc.accounts.models import PasswordReset
 from guardsvc.accounts.password_rule import password_problems
 from guardsvc.accounts.service import find_user_by_email, set_password
-from guardsvc.errors import ValidationFailed
+from guardsvc.web.errors import ValidationFailed
 from guardsvc.extensions import db
-from guardsvc.humantime import human_time
-from guardsvc.links import external_url
+from guardsvc.web.humantime import human_time
+from guardsvc.web.links import external_url
 from guardsvc.outbox.service import queue_mail
-from guardsvc.useragent import describe_user_agent
+from guardsvc.web.useragent import describe_user_agent
 
 SECRET_BYTES = 32
 SECRET_MAX = 128

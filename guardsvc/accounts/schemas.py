@@ -2,7 +2,7 @@
 from marshmallow import fields
 
 from guardsvc import messages
-from guardsvc.schema_fields import BaseSchema, Email, SecondFactorCode, Text, Timestamp
+from guardsvc.web.schema_fields import BaseSchema, Email, SecondFactorCode, Text, Timestamp
 
 
 class TokenRequestSchema(BaseSchema):

@@ -5,13 +5,14 @@ from datetime import timedelta
 
 from sqlalchemy import bindparam, select, update
 
-from guardsvc import clock, messages
+from guardsvc import messages
+from guardsvc.storage import clock
 from guardsvc.accounts import notices, passwords
 from guardsvc.accounts.models import ApiToken, User
 from guardsvc.accounts.password_rule import check_password
 from guardsvc.accounts.roles import ROLES, USER
 from guardsvc.audit.service import record_event
-from guardsvc.errors import Conflict, NotFound, Unauthorized, ValidationFailed
+from guardsvc.web.errors import Conflict, NotFound, Unauthorized, ValidationFailed
 from guardsvc.extensions import db
 from guardsvc.sessions import service as sessions
 

@@ -9,8 +9,8 @@ from guardsvc.accounts.auth import reauthentication_required, roles_required
 from guardsvc.accounts.roles import PEOPLE
 from guardsvc.accounts.schemas import TokenRequestSchema
 from guardsvc.accounts.sessions import end_session
-from guardsvc.doors import never_guarded
-from guardsvc.identity import current_client
+from guardsvc.web.doors import never_guarded
+from guardsvc.web.identity import current_client
 from guardsvc.pages.forms import load_form
 
 bp = Blueprint("account_pages", __name__)

@@ -6,11 +6,11 @@ from guardsvc import messages
 from guardsvc.admin.access import require_admin
 from guardsvc.blocks import allows
 from guardsvc.blocks.allow_schemas import AllowCreateSchema, AllowEntrySchema, AllowListQuerySchema
-from guardsvc.identity import client_ip
-from guardsvc.jsonio import json_body, ok
-from guardsvc.listing import query_args
-from guardsvc.schema_fields import load_or_raise
-from guardsvc.doors import json_door
+from guardsvc.web.identity import client_ip
+from guardsvc.web.jsonio import json_body, ok
+from guardsvc.web.listing import query_args
+from guardsvc.web.schema_fields import load_or_raise
+from guardsvc.web.doors import json_door
 
 bp = json_door(Blueprint("admin_allows_api", __name__, url_prefix="/api/admin/allows"))
 bp.before_request(require_admin)

@@ -2,15 +2,16 @@
 from flask import Blueprint, flash, redirect, render_template, request, url_for
 from flask_login import current_user
 
-from guardsvc import clock, messages
+from guardsvc import messages
+from guardsvc.storage import clock
 from guardsvc.admin.access import require_admin
 from guardsvc.blocks import allows
 from guardsvc.blocks.allow_schemas import AllowCreateSchema, AllowListQuerySchema
-from guardsvc.errors import InvalidState
-from guardsvc.identity import client_ip
-from guardsvc.listing import query_args
+from guardsvc.web.errors import InvalidState
+from guardsvc.web.identity import client_ip
+from guardsvc.web.listing import query_args
 from guardsvc.pages.forms import load_form
-from guardsvc.schema_fields import load_or_raise
+from guardsvc.web.schema_fields import load_or_raise
 
 bp = Blueprint("admin_allow_pages", __name__, url_prefix="/admin/izin")
 bp.before_request(require_admin)

@@ -10,11 +10,11 @@ from guardsvc.audit import service as audit
 from guardsvc.audit.schemas import AuditEventSchema
 from guardsvc.blocks import service as blocks
 from guardsvc.blocks.schemas import BlockCreateSchema, BlockLiftSchema, BlockListQuerySchema, BlockSchema
-from guardsvc.doors import json_door
-from guardsvc.identity import client_ip
-from guardsvc.jsonio import json_body, ok
-from guardsvc.listing import SearchQuerySchema, query_args
-from guardsvc.schema_fields import load_or_raise
+from guardsvc.web.doors import json_door
+from guardsvc.web.identity import client_ip
+from guardsvc.web.jsonio import json_body, ok
+from guardsvc.web.listing import SearchQuerySchema, query_args
+from guardsvc.web.schema_fields import load_or_raise
 
 bp = json_door(Blueprint("admin_api", __name__, url_prefix="/api/admin"))
 bp.before_request(require_admin)

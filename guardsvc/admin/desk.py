@@ -1,6 +1,6 @@
 """What the administrator's ticket page shows besides the decision: claim, conversation, templates."""
 from guardsvc.appeals import conversation, desk
-from guardsvc.errors import NotFound
+from guardsvc.web.errors import NotFound
 
 
 def template_text(template_id):

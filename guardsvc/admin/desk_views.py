@@ -11,11 +11,11 @@ from guardsvc.appeals.conversation_models import ADMIN
 from guardsvc.appeals.digest import queue_appeal_digests, set_digest_opt_in
 from guardsvc.appeals.schemas import MESSAGE_MAX, ResponseTemplateSchema, TicketPostSchema
 from guardsvc.appeals.service import find_ticket
-from guardsvc.errors import InvalidState
-from guardsvc.identity import client_ip
+from guardsvc.web.errors import InvalidState
+from guardsvc.web.identity import client_ip
 from guardsvc.outbox.rounds import register_round_with
 from guardsvc.pages.forms import load_form
-from guardsvc.transaction import ends_with
+from guardsvc.storage.transaction import ends_with
 
 bp = Blueprint("admin_desk_pages", __name__, url_prefix="/admin")
 bp.before_request(require_admin)

@@ -4,8 +4,8 @@ from marshmallow import fields
 from guardsvc.admin.schemas import TicketDetailSchema, TicketListQuerySchema, TicketSummarySchema
 from guardsvc.audit.schemas import AuditEventSchema
 from guardsvc.blocks.schemas import BlockCreateSchema, BlockLiftSchema, BlockListQuerySchema, BlockSchema
-from guardsvc.listing import PaginationSchema, SearchQuerySchema
-from guardsvc.openapi_operations import BLOCK_REFERENCE, TICKET_NUMBER, Envelope, Link, Operation, Tag
+from guardsvc.web.listing import PaginationSchema, SearchQuerySchema
+from guardsvc.openapi.operations import BLOCK_REFERENCE, TICKET_NUMBER, Envelope, Link, Operation, Tag
 
 ADMIN = Tag("Administrator", "Antrean tiket, blokir, dan log audit (hanya administrator).")
 ADMIN_ONLY = ("admin",)

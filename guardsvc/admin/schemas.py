@@ -3,8 +3,8 @@ from marshmallow import fields
 
 from guardsvc.appeals.statuses import STATUSES
 from guardsvc.blocks.schemas import BlockSchema
-from guardsvc.listing import SearchQuerySchema
-from guardsvc.schema_fields import BaseSchema, Choice, Nullable, Timestamp
+from guardsvc.web.listing import SearchQuerySchema
+from guardsvc.web.schema_fields import BaseSchema, Choice, Nullable, Timestamp
 
 
 class TicketListQuerySchema(SearchQuerySchema):

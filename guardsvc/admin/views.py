@@ -4,7 +4,8 @@ import json
 from flask import Blueprint, flash, redirect, render_template, request, url_for
 from flask_login import current_user
 
-from guardsvc import clock, messages
+from guardsvc import messages
+from guardsvc.storage import clock
 from guardsvc.admin.access import require_admin
 from guardsvc.admin.chart import stacked_columns
 from guardsvc.admin.desk import template_text, ticket_desk_context
@@ -17,15 +18,15 @@ from guardsvc.appeals.statuses import PENDING
 from guardsvc.audit import service as audit
 from guardsvc.blocks import service as blocks
 from guardsvc.blocks.schemas import BlockCreateSchema, BlockLiftSchema, BlockListQuerySchema
-from guardsvc.errors import InvalidState
-from guardsvc.identity import client_ip
-from guardsvc.listing import COUNT_CAP, SearchQuerySchema, query_args
+from guardsvc.web.errors import InvalidState
+from guardsvc.web.identity import client_ip
+from guardsvc.web.listing import COUNT_CAP, SearchQuerySchema, query_args
 from guardsvc.pages.forms import load_form
-from guardsvc.schema_fields import load_or_raise
+from guardsvc.web.schema_fields import load_or_raise
 from guardsvc.signin import account as signin_account
 from guardsvc.signin.models import RESULTS
 from guardsvc.signin.schemas import LoginQuerySchema
-from guardsvc.transaction import ends_with
+from guardsvc.storage.transaction import ends_with
 
 bp = Blueprint("admin_pages", __name__, url_prefix="/admin")
 bp.before_request(require_admin)

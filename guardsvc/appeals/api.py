@@ -9,10 +9,10 @@ from guardsvc.appeals import service
 from guardsvc.appeals.limits import check_limit, submit_limit
 from guardsvc.appeals.schemas import (TicketDecidedSchema, TicketDecisionSchema, TicketStatusSchema,
                                       TicketSubmitSchema, TicketSubmittedSchema)
-from guardsvc.doors import json_door, never_guarded
-from guardsvc.identity import client_ip, current_client
-from guardsvc.jsonio import json_body, ok
-from guardsvc.schema_fields import load_or_raise
+from guardsvc.web.doors import json_door, never_guarded
+from guardsvc.web.identity import client_ip, current_client
+from guardsvc.web.jsonio import json_body, ok
+from guardsvc.web.schema_fields import load_or_raise
 
 bp = json_door(Blueprint("appeals_api", __name__, url_prefix="/api/guard/unblock-tickets"))
 # The hot paths' schemas are built once: a schema holds no request state, and building one

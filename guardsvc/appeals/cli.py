@@ -3,9 +3,9 @@ import click
 
 from guardsvc.appeals import service
 from guardsvc.appeals.statuses import STATUSES
-from guardsvc.cli_support import echo_rows, json_option, run_or_exit
-from guardsvc.clock import isoformat
-from guardsvc.transaction import CommandGroup
+from guardsvc.cli.support import echo_rows, json_option, run_or_exit
+from guardsvc.storage.clock import isoformat
+from guardsvc.storage.transaction import CommandGroup
 
 tickets_cli = CommandGroup("tickets", help="Review unblock appeal tickets.")
 

@@ -11,15 +11,16 @@ from dataclasses import dataclass
 
 from sqlalchemy import delete, select, update
 
-from guardsvc import clock, messages
+from guardsvc import messages
+from guardsvc.storage import clock
 from guardsvc.appeals.conversation_models import (ADMIN, APPELLANT, NOTE, VISIBLE_TO_APPELLANT, TicketMessage,
                                                   TicketSecret)
 from guardsvc.appeals.models import UnblockTicket
 from guardsvc.appeals.notify import confirmation_mail, queue_message_mail
 from guardsvc.audit.service import record_event
-from guardsvc.errors import InvalidState, NotFound
+from guardsvc.web.errors import InvalidState, NotFound
 from guardsvc.extensions import db
-from guardsvc.links import external_url
+from guardsvc.web.links import external_url
 from guardsvc.outbox.service import store_mail
 
 SECRET_BYTES = 24  # 192 bits

@@ -4,8 +4,8 @@ from datetime import datetime
 from sqlalchemy import CheckConstraint, ForeignKey, Index, String, Text
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
-from guardsvc import clock
-from guardsvc.columns import one_of
+from guardsvc.storage import clock
+from guardsvc.storage.columns import one_of
 from guardsvc.extensions import db
 
 APPELLANT = "appellant"

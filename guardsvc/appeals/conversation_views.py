@@ -9,11 +9,11 @@ from guardsvc import messages
 from guardsvc.appeals import conversation
 from guardsvc.appeals.limits import reply_limit
 from guardsvc.appeals.schemas import MESSAGE_MAX, TicketReplySchema
-from guardsvc.doors import never_guarded
-from guardsvc.errors import InvalidState
+from guardsvc.web.doors import never_guarded
+from guardsvc.web.errors import InvalidState
 from guardsvc.pages.forms import load_form
-from guardsvc.stale_forms import rerender_when_stale
-from guardsvc.transaction import ends_with
+from guardsvc.web.stale_forms import rerender_when_stale
+from guardsvc.storage.transaction import ends_with
 
 bp = never_guarded(Blueprint("conversation_pages", __name__, url_prefix="/banding/tiket"))
 

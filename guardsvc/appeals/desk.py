@@ -1,12 +1,13 @@
 """The administrators' desk: claiming tickets, reply templates, and what the queue shows per ticket."""
 from sqlalchemy import func, or_, select, update
 
-from guardsvc import clock, messages
+from guardsvc import messages
+from guardsvc.storage import clock
 from guardsvc.appeals.conversation_models import ADMIN, APPELLANT, ResponseTemplate, TicketMessage
 from guardsvc.appeals.models import UnblockTicket
 from guardsvc.appeals.statuses import PENDING
 from guardsvc.audit.service import record_event
-from guardsvc.errors import InvalidState, NotFound
+from guardsvc.web.errors import InvalidState, NotFound
 from guardsvc.extensions import db
 
 

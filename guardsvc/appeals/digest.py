@@ -12,14 +12,15 @@ from datetime import timedelta
 from flask import current_app
 from sqlalchemy import or_, select, update
 
-from guardsvc import clock, messages
+from guardsvc import messages
+from guardsvc.storage import clock
 from guardsvc.accounts.models import User
 from guardsvc.accounts.roles import ADMINS
 from guardsvc.appeals.models import UnblockTicket
 from guardsvc.appeals.statuses import PENDING
 from guardsvc.extensions import db
-from guardsvc.humantime import human_age, human_time
-from guardsvc.links import external_url
+from guardsvc.web.humantime import human_age, human_time
+from guardsvc.web.links import external_url
 from guardsvc.outbox.service import queue_mail
 
 DIGEST_LIMIT = 50

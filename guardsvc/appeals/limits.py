@@ -5,7 +5,7 @@ tickets up through both, spends one quota, not one per door.
 """
 from flask import request
 
-from guardsvc.ratelimits import Limit
+from guardsvc.ratelimits.limits import Limit
 
 
 def _names_no_ticket():

@@ -4,9 +4,9 @@ from datetime import datetime
 from sqlalchemy import CheckConstraint, ForeignKey, Index, String, Text, text
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
-from guardsvc import clock
+from guardsvc.storage import clock
 from guardsvc.appeals.statuses import PENDING, STATUSES
-from guardsvc.columns import one_of
+from guardsvc.storage.columns import one_of
 from guardsvc.extensions import db
 
 PENDING_WITHOUT_DEVICE = text(f"status = '{PENDING}' AND device_id IS NULL")

@@ -1,8 +1,8 @@
 """Telling an appellant the outcome of their ticket, by e-mail through the outbox."""
 from guardsvc import messages
 from guardsvc.appeals.statuses import APPROVED, label
-from guardsvc.humantime import human_time
-from guardsvc.links import external_url
+from guardsvc.web.humantime import human_time
+from guardsvc.web.links import external_url
 from guardsvc.outbox.service import compose_mail, queue_mail
 
 

@@ -3,7 +3,7 @@ from marshmallow import fields
 
 from guardsvc.appeals.schemas import (TicketDecidedSchema, TicketDecisionSchema, TicketStatusSchema,
                                       TicketSubmitSchema, TicketSubmittedSchema)
-from guardsvc.openapi_operations import (COOLDOWN_ERROR, ERROR, TICKET_NUMBER, TICKET_NUMBER_PATTERN, Envelope,
+from guardsvc.openapi.operations import (COOLDOWN_ERROR, ERROR, TICKET_NUMBER, TICKET_NUMBER_PATTERN, Envelope,
                                          Failure, Link, Operation, Tag)
 
 APPEALS = Tag("Banding", "Permohonan pembukaan blokir: ajukan tanpa akun, cek status, putuskan (administrator).")

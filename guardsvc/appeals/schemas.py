@@ -4,7 +4,7 @@ from marshmallow import fields
 from guardsvc import messages
 from guardsvc.appeals.models import STATUSES
 from guardsvc.blocks.schemas import display_target_of
-from guardsvc.schema_fields import BaseSchema, Nullable, Choice, Email, Text, Timestamp
+from guardsvc.web.schema_fields import BaseSchema, Nullable, Choice, Email, Text, Timestamp
 
 
 class TicketSubmitSchema(BaseSchema):

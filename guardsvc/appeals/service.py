@@ -5,7 +5,8 @@ from datetime import datetime, time, timedelta
 from flask import current_app
 from sqlalchemy import Integer, and_, bindparam, func, or_, select, update
 
-from guardsvc import clock, codes, messages
+from guardsvc import messages
+from guardsvc.storage import clock, codes
 from guardsvc.appeals.conversation import prepare_confirmation, store_confirmation
 from guardsvc.appeals.approval import carry_out, preview_approval
 from guardsvc.appeals.models import PENDING_ONLY, UnblockTicket
@@ -13,10 +14,10 @@ from guardsvc.appeals.statuses import APPROVED, PENDING, REJECTED, STATUSES
 from guardsvc.appeals.notify import queue_decision_mail
 from guardsvc.audit.service import record_event
 from guardsvc.blocks.service import find_active_block_id
-from guardsvc.errors import Cooldown, InvalidState, NotFound, TooManyPending
+from guardsvc.web.errors import Cooldown, InvalidState, NotFound, TooManyPending
 from guardsvc.extensions import db
-from guardsvc.inserts import insert_unless_conflict
-from guardsvc.listing import COUNT_CAP, capped_count, contains_text, paginate
+from guardsvc.storage.inserts import insert_unless_conflict
+from guardsvc.web.listing import COUNT_CAP, capped_count, contains_text, paginate
 
 TICKET_PREFIX = codes.TICKET_PREFIX
 MAX_ATTEMPTS = 8

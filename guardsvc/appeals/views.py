@@ -2,18 +2,19 @@
 from flask import Blueprint, current_app, redirect, render_template, request, session, url_for
 from sqlalchemy.exc import SQLAlchemyError
 
-from guardsvc import codes, messages
+from guardsvc import messages
+from guardsvc.storage import codes
 from guardsvc.appeals import service, spam
 from guardsvc.appeals.limits import check_limit, submit_limit
 from guardsvc.appeals.schemas import TicketSubmitSchema
 from guardsvc.appeals.statuses import TABLE as TICKET_STATUSES, explanation
 from guardsvc.blocks.service import REFERENCE_PREFIX
-from guardsvc.doors import never_guarded
-from guardsvc.errors import Cooldown, NotFound, TooManyPending, is_connection_problem
-from guardsvc.identity import current_client
+from guardsvc.web.doors import never_guarded
+from guardsvc.web.errors import Cooldown, NotFound, TooManyPending, is_connection_problem
+from guardsvc.web.identity import current_client
 from guardsvc.pages.forms import load_form
-from guardsvc.stale_forms import rerender_when_stale
-from guardsvc.transaction import abandon
+from guardsvc.web.stale_forms import rerender_when_stale
+from guardsvc.storage.transaction import abandon
 
 bp = never_guarded(Blueprint("appeal_pages", __name__, url_prefix="/banding"))
 

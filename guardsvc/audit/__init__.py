@@ -1,1 +1,3 @@
-"""Audit log of administrator actions."""
+"""Audit log of administrator actions.
+Imports the layers below (storage, web, cli, openapi, ratelimits) and other features' services.
+"""

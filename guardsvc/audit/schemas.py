@@ -3,7 +3,7 @@ import json
 
 from marshmallow import fields
 
-from guardsvc.schema_fields import BaseSchema, Nullable, Timestamp
+from guardsvc.web.schema_fields import BaseSchema, Nullable, Timestamp
 
 
 class AuditEventSchema(BaseSchema):

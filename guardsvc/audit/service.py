@@ -7,10 +7,10 @@ import json
 
 from sqlalchemy import select
 
-from guardsvc import clock
+from guardsvc.storage import clock
 from guardsvc.audit.models import AuditEvent
 from guardsvc.extensions import db
-from guardsvc.listing import contains_text, paginate
+from guardsvc.web.listing import contains_text, paginate
 
 CLI_ACTOR = "cli"
 

@@ -1,9 +1,9 @@
 """Shapes of allow-entry requests and records."""
 from marshmallow import fields
 
-from guardsvc import clock
+from guardsvc.storage import clock
 from guardsvc.blocks.schemas import BlockCreateSchema, BlockListQuerySchema, block_kind, display_target_of
-from guardsvc.schema_fields import BaseSchema, Nullable, Timestamp
+from guardsvc.web.schema_fields import BaseSchema, Nullable, Timestamp
 
 
 class AllowCreateSchema(BlockCreateSchema):

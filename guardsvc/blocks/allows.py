@@ -5,14 +5,15 @@ The guard honours them in the same statement that finds blocks
 """
 from sqlalchemy import and_, or_, select, update
 
-from guardsvc import clock, messages
+from guardsvc import messages
+from guardsvc.storage import clock
 from guardsvc.audit.service import record_event
 from guardsvc.blocks.models import AllowEntry, target_kind
 from guardsvc.blocks.networks import candidate_networks
 from guardsvc.blocks.service import checked_expiry, checked_target, filtered
-from guardsvc.errors import InvalidState, NotFound
+from guardsvc.web.errors import InvalidState, NotFound
 from guardsvc.extensions import db
-from guardsvc.listing import paginate
+from guardsvc.web.listing import paginate
 
 
 def audit_target(entry):

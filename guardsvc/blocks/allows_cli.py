@@ -1,13 +1,13 @@
 """``flask allows ...``."""
 import click
 
-from guardsvc import clock
+from guardsvc.storage import clock
 from guardsvc.blocks import allows
 from guardsvc.blocks.allow_schemas import AllowCreateSchema
-from guardsvc.cli_support import echo_rows, json_option, run_or_exit
-from guardsvc.clock import isoformat
-from guardsvc.schema_fields import load_or_raise
-from guardsvc.transaction import CommandGroup
+from guardsvc.cli.support import echo_rows, json_option, run_or_exit
+from guardsvc.storage.clock import isoformat
+from guardsvc.web.schema_fields import load_or_raise
+from guardsvc.storage.transaction import CommandGroup
 
 allows_cli = CommandGroup("allows", help="Allow entries: IPs, CIDR ranges and devices that are never blocked.")
 

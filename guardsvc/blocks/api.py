@@ -5,10 +5,10 @@ from guardsvc.accounts.auth import roles_required
 from guardsvc.accounts.roles import HOST_CHECKERS
 from guardsvc.blocks.schemas import BlockCheckQuerySchema, BlockCheckSchema
 from guardsvc.blocks.service import find_active_block
-from guardsvc.doors import json_door
-from guardsvc.jsonio import ok
-from guardsvc.listing import query_args
-from guardsvc.schema_fields import load_or_raise
+from guardsvc.web.doors import json_door
+from guardsvc.web.jsonio import ok
+from guardsvc.web.listing import query_args
+from guardsvc.web.schema_fields import load_or_raise
 
 bp = json_door(Blueprint("blocks_api", __name__, url_prefix="/api/guard/blocks"))
 

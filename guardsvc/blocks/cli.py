@@ -1,13 +1,13 @@
 """``flask blocks ...``."""
 import click
 
-from guardsvc import clock
+from guardsvc.storage import clock
 from guardsvc.blocks import service
 from guardsvc.blocks.schemas import BlockCreateSchema
-from guardsvc.cli_support import echo_rows, json_option, run_or_exit
-from guardsvc.clock import isoformat
-from guardsvc.schema_fields import load_or_raise
-from guardsvc.transaction import CommandGroup
+from guardsvc.cli.support import echo_rows, json_option, run_or_exit
+from guardsvc.storage.clock import isoformat
+from guardsvc.web.schema_fields import load_or_raise
+from guardsvc.storage.transaction import CommandGroup
 
 blocks_cli = CommandGroup("blocks", help="Block and unblock IPs, CIDR ranges and devices.")
 

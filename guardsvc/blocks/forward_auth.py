@@ -12,11 +12,11 @@ import hmac
 from flask import Blueprint, current_app, request, url_for
 
 from guardsvc import messages
-from guardsvc.addresses import client_ip
+from guardsvc.web.addresses import client_ip
 from guardsvc.blocks.service import find_active_block
-from guardsvc.errors import Blocked, Unauthorized
-from guardsvc.identity import cookie_device_id, identity_headers, set_new_device_cookie
-from guardsvc.doors import json_door, never_guarded
+from guardsvc.web.errors import Blocked, Unauthorized
+from guardsvc.web.identity import cookie_device_id, identity_headers, set_new_device_cookie
+from guardsvc.web.doors import json_door, never_guarded
 
 # The proxy's sub-request judges someone else: it is never guarded itself.
 bp = never_guarded(json_door(Blueprint("forward_auth", __name__, url_prefix="/api/guard")))

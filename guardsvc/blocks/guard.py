@@ -15,9 +15,9 @@ from flask import url_for
 from flask_login import current_user
 
 from guardsvc.blocks.service import find_active_block
-from guardsvc.doors import is_guarded
-from guardsvc.errors import Blocked
-from guardsvc.identity import current_client
+from guardsvc.web.doors import is_guarded
+from guardsvc.web.errors import Blocked
+from guardsvc.web.identity import current_client
 
 # What a blocked client may still reach (contract section 5: the appeal pages,
 # the two public ticket endpoints, static files, health checks, the API

@@ -4,7 +4,7 @@ from datetime import datetime
 from sqlalchemy import CheckConstraint, ForeignKey, Index, String, Text, text
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
-from guardsvc import clock
+from guardsvc.storage import clock
 from guardsvc.blocks.networks import is_single_address
 from guardsvc.extensions import db
 

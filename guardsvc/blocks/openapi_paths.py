@@ -3,8 +3,8 @@ from marshmallow import fields
 
 from guardsvc.blocks.allow_schemas import AllowCreateSchema, AllowEntrySchema, AllowListQuerySchema
 from guardsvc.blocks.schemas import BlockCheckQuerySchema, BlockCheckSchema
-from guardsvc.listing import PaginationSchema
-from guardsvc.openapi_operations import BLOCKED_ERROR, RECORD_ID, Envelope, Failure, Operation, Tag
+from guardsvc.web.listing import PaginationSchema
+from guardsvc.openapi.operations import BLOCKED_ERROR, RECORD_ID, Envelope, Failure, Operation, Tag
 
 BLOCKS = Tag("Blokir", "Apakah sebuah klien diblokir; pengelolaan blokir ada di bawah Administrator.")
 

@@ -3,11 +3,12 @@ from datetime import datetime, timezone
 
 from marshmallow import ValidationError, fields, pre_load, validates_schema
 
-from guardsvc import clock, messages
+from guardsvc import messages
+from guardsvc.storage import clock
 from guardsvc.blocks.models import target_kind
 from guardsvc.blocks.networks import canonical_network, display_target, is_single_address
-from guardsvc.listing import SearchQuerySchema
-from guardsvc.schema_fields import BaseSchema, DeviceId, Integer, IpAddress, Nullable, Text, Timestamp
+from guardsvc.web.listing import SearchQuerySchema
+from guardsvc.web.schema_fields import BaseSchema, DeviceId, Integer, IpAddress, Nullable, Text, Timestamp
 
 MAX_MINUTES = 10 * 366 * 24 * 60  # ten years; beyond that, leave the expiry empty
 

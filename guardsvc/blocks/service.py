@@ -3,13 +3,14 @@ from datetime import timedelta
 
 from sqlalchemy import Boolean, and_, bindparam, or_, select, true, union_all, update
 
-from guardsvc import clock, codes, messages
+from guardsvc import messages
+from guardsvc.storage import clock, codes
 from guardsvc.audit.service import record_event
 from guardsvc.blocks.models import AllowEntry, Block, target_kind
 from guardsvc.blocks.networks import candidate_networks, canonical_network
-from guardsvc.errors import InvalidState, NotFound, ValidationFailed
+from guardsvc.web.errors import InvalidState, NotFound, ValidationFailed
 from guardsvc.extensions import db
-from guardsvc.listing import contains_text, paginate
+from guardsvc.web.listing import contains_text, paginate
 
 __all__ = ["canonical_network", "candidate_networks"]  # kept importable from here
 

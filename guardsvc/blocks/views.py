@@ -1,10 +1,10 @@
 """The block page: what a proxy shows a blocked client (``/terblokir?ref=BLK-...``)."""
 from flask import Blueprint, current_app, render_template, request
 
-from guardsvc import clock
-from guardsvc.addresses import client_ip
+from guardsvc.storage import clock
+from guardsvc.web.addresses import client_ip
 from guardsvc.blocks.service import find_block
-from guardsvc.doors import never_guarded
+from guardsvc.web.doors import never_guarded
 
 # The block page is what a blocked client is shown: never guarded.
 bp = never_guarded(Blueprint("block_pages", __name__))

@@ -4,10 +4,10 @@ import logging
 import click
 from flask import current_app
 
-from guardsvc.background import run_round, stop_on_signals
+from guardsvc.cli.background import run_round, stop_on_signals
 from guardsvc.outbox import delivery
 from guardsvc.outbox.rounds import run_rounds
-from guardsvc.transaction import CommandGroup
+from guardsvc.storage.transaction import CommandGroup
 
 log = logging.getLogger("guardsvc.mail")
 mail_cli = CommandGroup("mail", help="Deliver queued e-mail.")

@@ -8,7 +8,7 @@ the "is due" test, so a row another deliverer already claimed is never taken.
 A claim is a lease: if a deliverer dies mid-batch, its rows become due again
 when the lease runs out.
 
-Unlike requests and other commands (guardsvc.transaction), the deliverer
+Unlike requests and other commands (guardsvc.storage.transaction), the deliverer
 commits here, once per claim and once per message: each is its own unit of
 work, so a message that was sent is recorded as sent before the next one is
 tried, and a crash loses at most the message in hand.
@@ -21,7 +21,7 @@ from datetime import timedelta
 from flask import current_app
 from sqlalchemy import and_, or_, select, update
 
-from guardsvc import clock
+from guardsvc.storage import clock
 from guardsvc.extensions import db
 from guardsvc.outbox.models import ERASED_BODY, OutboxMessage
 from guardsvc.outbox.transport import is_permanent, transport_for

@@ -4,8 +4,8 @@ from datetime import datetime
 from sqlalchemy import CheckConstraint, Index, String, Text
 from sqlalchemy.orm import Mapped, mapped_column
 
-from guardsvc import clock
-from guardsvc.columns import one_of
+from guardsvc.storage import clock
+from guardsvc.storage.columns import one_of
 from guardsvc.extensions import db
 
 STATUSES = ("pending", "sending", "sent", "failed")

@@ -1,7 +1,7 @@
 """Queueing e-mail: a row in the outbox, added in the caller's transaction."""
 from flask import current_app
 
-from guardsvc import clock
+from guardsvc.storage import clock
 from guardsvc.extensions import db
 from guardsvc.outbox.models import OutboxMessage
 

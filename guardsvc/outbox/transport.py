@@ -5,7 +5,7 @@ from urllib.parse import urlsplit
 
 from flask_mail import BadHeaderError, Message, sanitize_address
 
-from guardsvc.redaction import redact
+from guardsvc.web.redaction import redact
 
 log = logging.getLogger("guardsvc.mail")
 

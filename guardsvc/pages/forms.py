@@ -1,6 +1,6 @@
 """Reading a posted form with the same marshmallow schema the JSON door uses."""
-from guardsvc.errors import ValidationFailed
-from guardsvc.schema_fields import load_or_raise
+from guardsvc.web.errors import ValidationFailed
+from guardsvc.web.schema_fields import load_or_raise
 
 
 def load_form(schema, form, fields, *, blank_means_unset=()):

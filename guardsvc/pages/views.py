@@ -5,7 +5,7 @@ from flask import Blueprint, render_template
 from flask_login import current_user
 from sqlalchemy.exc import SQLAlchemyError
 
-from guardsvc.humantime import human_age, human_date, human_number, human_time
+from guardsvc.web.humantime import human_age, human_date, human_number, human_time
 
 log = logging.getLogger(__name__)
 

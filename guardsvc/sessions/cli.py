@@ -2,7 +2,7 @@
 import click
 
 from guardsvc.sessions import service
-from guardsvc.transaction import CommandGroup
+from guardsvc.storage.transaction import CommandGroup
 
 sessions_cli = CommandGroup("sessions", help="Manage signed-in browser sessions.")
 

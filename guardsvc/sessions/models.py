@@ -4,7 +4,7 @@ from datetime import datetime
 from sqlalchemy import ForeignKey, String
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
-from guardsvc import clock
+from guardsvc.storage import clock
 from guardsvc.extensions import db
 
 

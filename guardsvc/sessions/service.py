@@ -13,8 +13,9 @@ from flask import current_app
 from sqlalchemy import bindparam, delete, select
 from sqlalchemy.orm import joinedload
 
-from guardsvc import clock, messages
-from guardsvc.errors import NotFound
+from guardsvc import messages
+from guardsvc.storage import clock
+from guardsvc.web.errors import NotFound
 from guardsvc.extensions import db
 from guardsvc.sessions.models import UserSession
 

@@ -1,1 +1,3 @@
-"""Signing in: password, second step, login history and new-device alerts."""
+"""Signing in: password, second step, login history and new-device alerts.
+Imports the layers below (storage, web, cli, openapi, ratelimits) and other features' services.
+"""

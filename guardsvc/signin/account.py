@@ -6,7 +6,7 @@ from guardsvc.accounts import passwords
 from guardsvc.accounts import resets
 from guardsvc.accounts import service as accounts
 from guardsvc.accounts.password_rule import password_problems
-from guardsvc.errors import ValidationFailed
+from guardsvc.web.errors import ValidationFailed
 from guardsvc.extensions import db
 from guardsvc.signin.models import LoginEvent
 from guardsvc.trust import service as trust

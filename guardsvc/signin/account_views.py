@@ -7,8 +7,8 @@ from guardsvc.accounts.account_page import Section, register_section_with, rende
 from guardsvc.accounts.auth import current_session, reauthentication_required, roles_required
 from guardsvc.accounts.roles import PEOPLE
 from guardsvc.accounts.sessions import end_session
-from guardsvc.errors import ValidationFailed
-from guardsvc.identity import current_client
+from guardsvc.web.errors import ValidationFailed
+from guardsvc.web.identity import current_client
 from guardsvc.sessions import service as sessions
 from guardsvc.signin import account
 from guardsvc.twofactor import service as twofactor

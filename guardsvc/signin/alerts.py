@@ -1,9 +1,9 @@
 """The security alert e-mail for a sign-in from an unfamiliar device."""
 from guardsvc import messages
-from guardsvc.humantime import human_time
-from guardsvc.links import external_url
+from guardsvc.web.humantime import human_time
+from guardsvc.web.links import external_url
 from guardsvc.outbox.service import queue_mail
-from guardsvc.useragent import describe_user_agent
+from guardsvc.web.useragent import describe_user_agent
 
 
 def queue_signin_alert(user, event):

@@ -6,10 +6,10 @@ from guardsvc import messages
 from guardsvc.accounts.auth import public_json, roles_required
 from guardsvc.accounts.roles import ADMINS, PEOPLE
 from guardsvc.accounts.schemas import TokenRequestSchema, TokenSchema
-from guardsvc.doors import json_door
-from guardsvc.identity import current_client
-from guardsvc.jsonio import json_body, ok
-from guardsvc.schema_fields import load_or_raise
+from guardsvc.web.doors import json_door
+from guardsvc.web.identity import current_client
+from guardsvc.web.jsonio import json_body, ok
+from guardsvc.web.schema_fields import load_or_raise
 from guardsvc.signin import account
 from guardsvc.signin.limits import code_limit, remember_outcome, sign_in_limit
 from guardsvc.signin.schemas import AdminLoginEventSchema, LoginEventSchema, LoginQuerySchema

@@ -13,7 +13,7 @@ is never slowed down.
 """
 from flask import g
 
-from guardsvc.ratelimits import Limit
+from guardsvc.ratelimits.limits import Limit
 
 sign_in_limit = Limit("RATELIMIT_AUTH", scope="sign-in")
 

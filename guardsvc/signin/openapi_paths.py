@@ -1,5 +1,5 @@
 """Sign-in history in the API document."""
-from guardsvc.openapi_operations import Envelope, Operation, Tag
+from guardsvc.openapi.operations import Envelope, Operation, Tag
 from guardsvc.signin.schemas import AdminLoginEventSchema, LoginEventSchema, LoginQuerySchema
 
 SIGN_INS = Tag("Riwayat masuk", "Setiap upaya masuk: waktu, IP, perangkat, hasil.")

@@ -12,7 +12,7 @@ import calendar
 
 from flask import current_app, redirect, session, url_for
 
-from guardsvc import clock
+from guardsvc.storage import clock
 from guardsvc.accounts.sessions import end_session
 from guardsvc.signin.service import account_stamp
 

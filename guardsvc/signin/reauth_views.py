@@ -9,12 +9,12 @@ from flask_login import current_user
 from guardsvc import messages
 from guardsvc.accounts.auth import current_session, roles_required
 from guardsvc.accounts.roles import PEOPLE
-from guardsvc.errors import ValidationFailed
-from guardsvc.identity import current_client
+from guardsvc.web.errors import ValidationFailed
+from guardsvc.web.identity import current_client
 from guardsvc.pages.navigation import safe_next
 from guardsvc.signin import service
 from guardsvc.signin.limits import sign_in_limit
-from guardsvc.transaction import ends_with
+from guardsvc.storage.transaction import ends_with
 
 bp = Blueprint("reauth_pages", __name__)
 

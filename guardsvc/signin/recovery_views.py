@@ -9,10 +9,10 @@ from guardsvc import messages
 from guardsvc.accounts import resets
 from guardsvc.accounts.notices import unlinkable
 from guardsvc.accounts.schemas import ResetRequestSchema
-from guardsvc.errors import ValidationFailed
-from guardsvc.identity import current_client
+from guardsvc.web.errors import ValidationFailed
+from guardsvc.web.identity import current_client
 from guardsvc.pages.forms import load_form
-from guardsvc.ratelimits import Limit
+from guardsvc.ratelimits.limits import Limit
 from guardsvc.signin import account
 
 bp = Blueprint("recovery_pages", __name__)

@@ -1,9 +1,9 @@
 """Shapes of login history records and queries."""
 from marshmallow import fields
 
-from guardsvc.schema_fields import BaseSchema, Choice, Integer, Nullable, SecondFactorCode, Timestamp
+from guardsvc.web.schema_fields import BaseSchema, Choice, Integer, Nullable, SecondFactorCode, Timestamp
 from guardsvc.signin.models import RESULTS
-from guardsvc.useragent import describe_user_agent
+from guardsvc.web.useragent import describe_user_agent
 
 
 class LoginEventSchema(BaseSchema):

@@ -9,10 +9,11 @@ from dataclasses import dataclass
 
 from sqlalchemy import func, select
 
-from guardsvc import clock, messages
+from guardsvc import messages
+from guardsvc.storage import clock
 from guardsvc.accounts import passwords, service as accounts
 from guardsvc.accounts.models import User
-from guardsvc.errors import Forbidden, GuardError, TooManyAttempts, Unauthorized, ValidationFailed
+from guardsvc.web.errors import Forbidden, GuardError, TooManyAttempts, Unauthorized, ValidationFailed
 from guardsvc.extensions import db
 from guardsvc.sessions import service as sessions
 from guardsvc.signin.alerts import queue_signin_alert

@@ -17,8 +17,8 @@ from datetime import timedelta
 from flask import current_app
 from sqlalchemy import select, text
 
-from guardsvc import clock
-from guardsvc.errors import TooManyAttempts
+from guardsvc.storage import clock
+from guardsvc.web.errors import TooManyAttempts
 from guardsvc.extensions import db
 from guardsvc.signin.models import EMAIL_MAX, LoginEvent
 

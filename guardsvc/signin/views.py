@@ -6,14 +6,14 @@ from guardsvc import messages
 from guardsvc.accounts.schemas import TokenRequestSchema
 from guardsvc.accounts.sessions import start_session
 from guardsvc.extensions import login_manager
-from guardsvc.identity import current_client
+from guardsvc.web.identity import current_client
 from guardsvc.pages.forms import load_form
 from guardsvc.pages.navigation import safe_next
-from guardsvc.stale_forms import rerender_when_stale
+from guardsvc.web.stale_forms import rerender_when_stale
 from guardsvc.signin import pending, service
 from guardsvc.signin.schemas import CodeStepSchema
 from guardsvc.signin.limits import code_limit, remember_outcome, sign_in_limit
-from guardsvc.transaction import ends_with
+from guardsvc.storage.transaction import ends_with
 
 bp = Blueprint("signin_pages", __name__)
 

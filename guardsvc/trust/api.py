@@ -5,10 +5,10 @@ from flask_login import current_user
 from guardsvc import messages
 from guardsvc.accounts.auth import roles_required
 from guardsvc.accounts.roles import HOST_CHECKERS, PEOPLE
-from guardsvc.doors import json_door
-from guardsvc.identity import current_client
-from guardsvc.jsonio import json_body, ok
-from guardsvc.schema_fields import load_or_raise
+from guardsvc.web.doors import json_door
+from guardsvc.web.identity import current_client
+from guardsvc.web.jsonio import json_body, ok
+from guardsvc.web.schema_fields import load_or_raise
 from guardsvc.trust import service
 from guardsvc.trust.schemas import SaveMyIpSchema, TrustCheckQuerySchema, TrustedIpSchema
 

@@ -1,5 +1,5 @@
 """Trusted IPs and devices in the API document."""
-from guardsvc.openapi_operations import RECORD_ID, Envelope, Link, Operation, Tag
+from guardsvc.openapi.operations import RECORD_ID, Envelope, Link, Operation, Tag
 from guardsvc.trust.schemas import SaveMyIpSchema, TrustCheckQuerySchema, TrustCheckSchema, TrustedIpSchema
 
 TRUST = Tag("IP terpercaya", "IP dan perangkat yang dipercayai pemilik akun; cek oleh aplikasi induk.")

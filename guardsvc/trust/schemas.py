@@ -1,7 +1,7 @@
 """Shapes of trusted-IP requests and records."""
 from marshmallow import fields
 
-from guardsvc.schema_fields import BaseSchema, Nullable, DeviceId, IpAddress, Text, Timestamp, Integer
+from guardsvc.web.schema_fields import BaseSchema, Nullable, DeviceId, IpAddress, Text, Timestamp, Integer
 
 
 class SaveMyIpSchema(BaseSchema):

@@ -4,14 +4,15 @@ from datetime import timedelta
 from flask import current_app
 from sqlalchemy import bindparam, func, select
 
-from guardsvc import clock, messages
+from guardsvc import messages
+from guardsvc.storage import clock
 from guardsvc.accounts import notices
-from guardsvc.errors import NotFound
+from guardsvc.web.errors import NotFound
 from guardsvc.extensions import db
-from guardsvc.inserts import insert_unless_conflict
+from guardsvc.storage.inserts import insert_unless_conflict
 from guardsvc.outbox.service import store_mail
 from guardsvc.trust.models import TrustedIp
-from guardsvc.useragent import describe_user_agent
+from guardsvc.web.useragent import describe_user_agent
 
 
 # NULL matches NULL: the unique index compares coalesce(device_id, '').

@@ -6,11 +6,11 @@ from guardsvc import messages
 from guardsvc.accounts.account_page import Section, register_section_with, render_account_page
 from guardsvc.accounts.auth import reauthentication_required, roles_required
 from guardsvc.accounts.roles import PEOPLE
-from guardsvc.identity import current_client
+from guardsvc.web.identity import current_client
 from guardsvc.pages.forms import load_form
 from guardsvc.trust import service
 from guardsvc.trust.schemas import DeviceRenameSchema, SaveMyIpSchema
-from guardsvc.useragent import describe_user_agent
+from guardsvc.web.useragent import describe_user_agent
 
 bp = Blueprint("trust_pages", __name__, url_prefix="/akun/perangkat")
 

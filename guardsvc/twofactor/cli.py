@@ -3,8 +3,8 @@ because accounts never imports 2FA)."""
 import click
 
 from guardsvc.accounts.cli import account, users_cli
-from guardsvc.cli_support import run_or_exit
-from guardsvc.transaction import CommandGroup
+from guardsvc.cli.support import run_or_exit
+from guardsvc.storage.transaction import CommandGroup
 from guardsvc.twofactor import service
 
 twofactor_cli = CommandGroup("twofactor", help="Two-step verification upkeep.")

@@ -15,13 +15,14 @@ import segno
 from sqlalchemy import delete, func, or_, select, update
 from sqlalchemy.orm.attributes import flag_modified
 
-from guardsvc import clock, messages
+from guardsvc import messages
+from guardsvc.storage import clock
 from guardsvc.accounts import notices, passwords
 from guardsvc.accounts.models import User
 from guardsvc.accounts.service import audit_account
-from guardsvc.errors import InvalidState, ValidationFailed
+from guardsvc.web.errors import InvalidState, ValidationFailed
 from guardsvc.extensions import db
-from guardsvc.sealing import code_digests
+from guardsvc.storage.sealing import code_digests
 from guardsvc.twofactor.models import RecoveryCode
 
 ISSUER = "guardsvc"

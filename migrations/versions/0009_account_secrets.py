@@ -4,7 +4,7 @@ Revision ID: 0009_account_secrets
 Revises: 0008_exact_approvals
 Create Date: 2026-11-23 11:00:00
 
-TOTP secrets are encrypted with a key derived from SECRET_KEY (guardsvc/sealing.py);
+TOTP secrets are encrypted with a key derived from SECRET_KEY (guardsvc/storage/sealing.py);
 the column widens to hold the encrypted form. Recovery codes stored as a bare
 SHA-256 become HMAC-SHA256 of that digest, so every existing code keeps working.
 Downgrade decrypts the secrets; it cannot undo a keyed hash, so it deletes the
@@ -18,7 +18,7 @@ from alembic import op
 from flask import current_app
 import sqlalchemy as sa
 
-from guardsvc.sealing import keyed_digest, seal, unseal
+from guardsvc.storage.sealing import keyed_digest, seal, unseal
 
 
 revision = '0009_account_secrets'

@@ -2,7 +2,7 @@
 import pytest
 from playwright.sync_api import expect
 
-from guardsvc.errors import Blocked, render_failure
+from guardsvc.web.errors import Blocked, render_failure
 from guardsvc import messages
 from tests.browser.conftest import shoot
 

@@ -1,7 +1,7 @@
 """Rate limits: one bucket per operation, shared by every door that performs it.
 
 Counting is the ``limits`` library's job: its fixed-window counters, kept in
-this process's memory (``guardsvc-memory://``, ``guardsvc.ratelimit_memory``) or
+this process's memory (``guardsvc-memory://``, ``guardsvc.ratelimits.memory``) or
 in Redis. This module is the thin part around it, and it does per request only
 what a limit needs: the client's address, one counter increment per limit of
 the operation (one round trip each on Redis), and the ``X-RateLimit-*``
@@ -32,11 +32,12 @@ from flask import current_app, g
 from limits import parse_many
 from limits.storage import RedisStorage, storage_from_string
 
-from guardsvc.addresses import client_ip
-from guardsvc.errors import RateLimited
+from guardsvc.ratelimits.memory import BoundedMemoryStorage  # also registers guardsvc-memory://
+from guardsvc.web.addresses import client_ip
+from guardsvc.web.errors import RateLimited
 
 log = logging.getLogger(__name__)
-EXTENSION = "guardsvc.ratelimits"
+EXTENSION = "guardsvc.ratelimits.limits"
 STORE_RETRY_SECONDS = 5.0
 _SPENT = "guardsvc_ratelimit_spent"
 _DEFERRED = "guardsvc_ratelimit_deferred"
@@ -131,8 +132,6 @@ class Counters:
         return self.fallback
 
     def _fall_back(self):
-        from guardsvc.ratelimit_memory import BoundedMemoryStorage
-
         if self.fallback is None:
             self.fallback = BoundedMemoryStorage()
         self.retry_at = time.monotonic() + STORE_RETRY_SECONDS

@@ -1,7 +1,7 @@
 """The API document's own operations: the probes and the document itself."""
 from marshmallow import fields
 
-from guardsvc.openapi_operations import Envelope, Operation, Tag
+from guardsvc.openapi.operations import Envelope, Operation, Tag
 
 SYSTEM = Tag("Sistem", "Pemeriksaan kesehatan untuk penyeimbang beban dan dokumen API ini.")
 

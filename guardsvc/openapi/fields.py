@@ -1,8 +1,8 @@
 """What the project's own marshmallow fields look like in the API document."""
 from marshmallow import fields
 
-from guardsvc.identity import DEVICE_ID_RE
-from guardsvc.schema_fields import DeviceId, Email, IpAddress, Text, Timestamp
+from guardsvc.web.identity import DEVICE_ID_RE
+from guardsvc.web.schema_fields import DeviceId, Email, IpAddress, Text, Timestamp
 
 # clock.isoformat: UTC, always six fraction digits and a trailing Z (contract section 1).
 TIMESTAMP_PATTERN = r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$"

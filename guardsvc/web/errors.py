@@ -13,11 +13,11 @@ from sqlalchemy.exc import DBAPIError, OperationalError, InterfaceError
 from werkzeug.exceptions import HTTPException
 
 from guardsvc import messages
-from guardsvc.addresses import UnreadableForwardedAddress
-from guardsvc.doors import answers_json
-from guardsvc.redaction import redact
-from guardsvc.stale_forms import stale_form_response
-from guardsvc.transaction import abandon, ends_with
+from guardsvc.web.addresses import UnreadableForwardedAddress
+from guardsvc.web.doors import answers_json
+from guardsvc.web.redaction import redact
+from guardsvc.web.stale_forms import stale_form_response
+from guardsvc.storage.transaction import abandon, ends_with
 
 log = logging.getLogger(__name__)
 
@@ -27,7 +27,7 @@ class GuardError(Exception):
 
     status = 400
     message = messages.BAD_REQUEST
-    # A refusal undoes what the request wrote (guardsvc.transaction). One that
+    # A refusal undoes what the request wrote (guardsvc.storage.transaction). One that
     # is on record on purpose (a wrong password or code in the sign-in history,
     # a used code step) sets this, and the request commits those writes with it.
     keeps_writes = False
@@ -106,7 +106,7 @@ class TooManyPending(GuardError):
 
 
 class RateLimited(GuardError):
-    """A rate limit of the operation is spent for this client (guardsvc.ratelimits)."""
+    """A rate limit of the operation is spent for this client (guardsvc.ratelimits.limits)."""
 
     status = 429
     message = messages.RATE_LIMITED

@@ -14,22 +14,14 @@ from flask import Blueprint, current_app, jsonify, request
 from marshmallow import Schema, fields
 from werkzeug.routing import parse_converter_args
 
-from guardsvc import openapi_paths
-from guardsvc.accounts import openapi_paths as accounts_paths
-from guardsvc.admin import openapi_paths as admin_paths
-from guardsvc.appeals import openapi_paths as appeals_paths
-from guardsvc.blocks import openapi_paths as blocks_paths
-from guardsvc.doors import endpoint_is_guarded, json_door, never_guarded
-from guardsvc.identity import DEVICE_HEADER, LOCAL_IP_HEADER
-from guardsvc.openapi_fields import DEVICE_ID_PATTERN, describe_custom_fields
-from guardsvc.openapi_responses import (ERROR_SCHEMAS, RATE_LIMIT_HEADER_COMPONENTS, RATE_LIMIT_HEADERS,
+from guardsvc.openapi import paths as openapi_paths
+from guardsvc.web.doors import endpoint_is_guarded, json_door, never_guarded
+from guardsvc.web.identity import DEVICE_HEADER, LOCAL_IP_HEADER
+from guardsvc.openapi.fields import DEVICE_ID_PATTERN, describe_custom_fields
+from guardsvc.openapi.responses import (ERROR_SCHEMAS, RATE_LIMIT_HEADER_COMPONENTS, RATE_LIMIT_HEADERS,
                                         RATE_LIMIT_NOTE, UNSAFE_METHODS, failure_response, failures, schema_ref)
-from guardsvc.signin import openapi_paths as signin_paths
-from guardsvc.trust import openapi_paths as trust_paths
 
-# A new feature with JSON endpoints adds its openapi_paths module here.
-REGISTRIES = (openapi_paths, appeals_paths, trust_paths, accounts_paths, signin_paths, blocks_paths,
-              admin_paths)
+REGISTRIES = "guardsvc.openapi.registries"  # app.extensions: the modules whose OPERATIONS are documented
 
 bp = never_guarded(json_door(Blueprint("openapi", __name__)))
 
@@ -55,12 +47,27 @@ SECURITY_SCHEMES = {
 }
 
 
+def init_openapi(app, feature_registries):
+    """Serve the document of this package's own operations and of each feature registry given.
+
+    The factory hands the features' ``openapi_paths`` modules over, so this
+    package never imports a feature: features sit above it and use its vocabulary.
+    """
+    app.extensions[REGISTRIES] = (openapi_paths, *feature_registries)
+    app.register_blueprint(bp)
+
+
+def registered_operations(app):
+    """Every operation the document describes, in registry order."""
+    return [operation for registry in app.extensions[REGISTRIES] for operation in registry.OPERATIONS]
+
+
 @bp.get("/api/openapi.json")
 def openapi_document():
     """The OpenAPI 3 document; its server is where this request arrived (or GUARDSVC_BASE_URL)."""
-    document = current_app.extensions.get("guardsvc.openapi")
+    document = current_app.extensions.get("guardsvc.openapi.document")
     if document is None:
-        document = current_app.extensions["guardsvc.openapi"] = build_document(current_app)
+        document = current_app.extensions["guardsvc.openapi.document"] = build_document(current_app)
     return jsonify({**document, "servers": [{"url": server_url()}]})
 
 
@@ -74,9 +81,8 @@ def server_url():
 def build_document(app):
     """Assemble the document of every registered operation (servers are added per request)."""
     builder = _Builder(app)
-    for registry in REGISTRIES:
-        for operation in registry.OPERATIONS:
-            builder.add(operation)
+    for operation in registered_operations(app):
+        builder.add(operation)
     return builder.to_dict()
 
 

@@ -1,8 +1,8 @@
 """How a feature describes its JSON endpoints for the API document.
 
 Each feature lists one ``Operation`` per endpoint in its ``openapi_paths.py``
-(the probes and the document itself: ``guardsvc/openapi_paths.py``), and
-``guardsvc/openapi.py`` turns the lists into ``/api/openapi.json``. Path,
+(the probes and the document itself: ``guardsvc/openapi/paths.py``), and
+``guardsvc/openapi/document.py`` turns the lists into ``/api/openapi.json``. Path,
 path parameters, method and whether the block guard runs come from the app
 itself; every status the shared machinery can answer (401/403 for the roles,
 403 ``blocked`` on guarded routes, 400/413/415/422 for a body, 422 for bad
@@ -13,7 +13,7 @@ domain failures (404, 409, ...), and its links.
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
-from guardsvc.codes import REFERENCE_PREFIX, TICKET_PREFIX, code_pattern
+from guardsvc.storage.codes import REFERENCE_PREFIX, TICKET_PREFIX, code_pattern
 
 # Every role an account can have; roles=ANY_ROLE means "any signed-in account".
 ANY_ROLE = ("user", "admin", "service")

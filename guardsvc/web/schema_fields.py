@@ -7,8 +7,9 @@ import re
 
 from marshmallow import EXCLUDE, Schema, ValidationError, fields, validate
 
-from guardsvc import clock, messages
-from guardsvc.identity import is_valid_device_id, normalize_ip
+from guardsvc import messages
+from guardsvc.storage import clock
+from guardsvc.web.identity import is_valid_device_id, normalize_ip
 
 # Lone UTF-16 surrogates are no characters: UTF-8 cannot encode them, so no
 # database, hash or page could take them.
@@ -176,7 +177,7 @@ def Nullable(field_class=fields.String, **kwargs):
 
 def load_or_raise(schema, data):
     """Validate ``data`` with ``schema``; raise the domain's 422 on failure."""
-    from guardsvc.errors import ValidationFailed
+    from guardsvc.web.errors import ValidationFailed
 
     try:
         return schema.load(data)

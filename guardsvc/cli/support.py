@@ -3,7 +3,7 @@ import json
 
 import click
 
-from guardsvc.errors import GuardError
+from guardsvc.web.errors import GuardError
 
 
 def run_or_exit(func, *args, **kwargs):

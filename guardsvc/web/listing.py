@@ -5,7 +5,7 @@ from marshmallow import fields
 from sqlalchemy import func, literal, or_, select
 
 from guardsvc.extensions import db
-from guardsvc.schema_fields import BaseSchema, Integer, Text
+from guardsvc.web.schema_fields import BaseSchema, Integer, Text
 
 MAX_PER_PAGE = 100
 DEFAULT_PER_PAGE = 20

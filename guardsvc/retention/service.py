@@ -14,7 +14,7 @@ from typing import Callable
 from flask import current_app
 from sqlalchemy import delete, func, or_, select, update
 
-from guardsvc import clock
+from guardsvc.storage import clock
 from guardsvc.appeals.conversation import erase_conversations
 from guardsvc.appeals.models import UnblockTicket
 from guardsvc.appeals.statuses import DECIDED

@@ -11,7 +11,7 @@ from urllib.parse import quote, urlsplit
 from flask import current_app
 
 
-_ADAPTER = "guardsvc.links"  # app.extensions: (base URL, URL map adapter bound to it)
+_ADAPTER = "guardsvc.web.links"  # app.extensions: (base URL, URL map adapter bound to it)
 
 
 def _adapter(app):

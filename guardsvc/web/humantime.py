@@ -3,7 +3,7 @@
 Everything goes through Flask-Babel, so the locale (``id``) and the zone
 (``GUARDSVC_TIMEZONE``) are chosen in one place. It needs an application
 context, not a request: e-mails queued from the CLI are formatted the same way.
-Stored datetimes are naive UTC; JSON keeps them in UTC (guardsvc/clock.py).
+Stored datetimes are naive UTC; JSON keeps them in UTC (guardsvc/storage/clock.py).
 """
 from functools import lru_cache
 

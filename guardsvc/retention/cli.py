@@ -6,8 +6,8 @@ import click
 from flask import current_app
 from flask.cli import with_appcontext
 
-from guardsvc import retention
-from guardsvc.background import run_round, stop_on_signals
+from guardsvc.retention import service as retention
+from guardsvc.cli.background import run_round, stop_on_signals
 from guardsvc.extensions import db
 from guardsvc.outbox.cli import deliver_round
 

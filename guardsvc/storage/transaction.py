@@ -18,7 +18,7 @@ request ends its read-only transaction, and the commit would only add work to
 the requests that arrive in floods (status checks, guarded pages).
 
 A rule that expects a race inserts with ``ON CONFLICT DO NOTHING``
-(``guardsvc.inserts.insert_unless_conflict``): losing the race is an answer,
+(``guardsvc.storage.inserts.insert_unless_conflict``): losing the race is an answer,
 not an error, so it never undoes the rest of the request (a savepoint around
 the insert would do the same at the cost of two more statements).
 """

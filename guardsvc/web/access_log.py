@@ -1,10 +1,10 @@
 """gunicorn's access log without secrets: one-time links and tokens in access lines are masked.
 
-Used by ``scripts/run`` (``--logger-class guardsvc.access_log.RedactingLogger``).
+Used by ``scripts/run`` (``--logger-class guardsvc.web.access_log.RedactingLogger``).
 """
 from gunicorn.glogging import Logger
 
-from guardsvc.redaction import redact
+from guardsvc.web.redaction import redact
 
 
 class RedactingLogger(Logger):

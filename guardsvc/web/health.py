@@ -2,7 +2,7 @@
 from flask import Blueprint, jsonify
 from sqlalchemy import text
 
-from guardsvc.doors import json_door, never_guarded
+from guardsvc.web.doors import json_door, never_guarded
 from guardsvc.extensions import db
 
 bp = never_guarded(json_door(Blueprint("health", __name__)))

@@ -4,8 +4,8 @@ import json
 from flask import jsonify, request
 
 from guardsvc import messages
-from guardsvc.errors import BadRequest, UnsupportedMediaType, ValidationFailed
-from guardsvc.schema_fields import has_lone_surrogate
+from guardsvc.web.errors import BadRequest, UnsupportedMediaType, ValidationFailed
+from guardsvc.web.schema_fields import has_lone_surrogate
 
 
 def json_body():

@@ -6,9 +6,9 @@ from dataclasses import dataclass
 from flask import current_app, g, request
 
 from guardsvc import messages
-from guardsvc.addresses import client_ip, normalize_ip  # noqa: F401 (re-exported)
-from guardsvc.doors import is_browser_page
-from guardsvc.errors import ValidationFailed
+from guardsvc.web.addresses import client_ip, normalize_ip  # noqa: F401 (re-exported)
+from guardsvc.web.doors import is_browser_page
+from guardsvc.web.errors import ValidationFailed
 
 DEVICE_ID_RE = re.compile(r"\A[A-Za-z0-9._:-]{1,64}\Z")
 DEVICE_HEADER = "X-Device-Id"

@@ -1,0 +1,3 @@
+"""The command-line door's plumbing: clean errors, list output, long-running loops.
+Imports web (for domain errors), storage and the base modules only.
+"""

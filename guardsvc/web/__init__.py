@@ -1,0 +1,3 @@
+"""The HTTP edge shared by every door: doors, error rendering, who is calling (address, device),
+cookies, headers, links, JSON I/O, schema fields, listings. Imports storage and the base modules only.
+"""
