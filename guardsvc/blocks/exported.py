@@ -1,0 +1,48 @@
+"""Blocks as addresses, for enforcement outside guardsvc (CrowdSec bouncers, firewalls).
+
+Such enforcement sees an address and nothing else, so it gets the active blocks
+on an IP or a range that apply to every client of that address (a block
+narrowed by a local IP, or on a device, is guardsvc's alone), each with the
+allowed networks that outrank it (``allows.allow_outranks``).
+"""
+import ipaddress
+
+from sqlalchemy import select
+
+from guardsvc.blocks.allows import active_network_allow_entries, allow_outranks
+from guardsvc.blocks.models import Block
+from guardsvc.blocks.networks import candidate_networks
+from guardsvc.blocks.service import active_condition
+from guardsvc.extensions import db
+from guardsvc.storage import clock
+
+
+def address_blocks(containing=None):
+    """``[(block row, ip_network, [allowed ip_network, ...])]`` of the active address blocks, by id.
+
+    ``containing`` (an IP address) keeps only the blocks whose network holds it.
+    A row has ``id``, ``reference``, ``network``, ``created_at``, ``expires_at``.
+    """
+    query = select(Block.id, Block.reference, Block.network, Block.created_at, Block.expires_at).where(
+        active_condition(clock.utcnow()), Block.network.is_not(None), Block.local_ip.is_(None))
+    if containing is not None:
+        query = query.where(Block.network.in_(candidate_networks(containing)))
+    rows = db.session.execute(query.order_by(Block.id)).all()
+    if not rows:
+        return []
+    allows = [(entry, ipaddress.ip_network(entry.network)) for entry in active_network_allow_entries()]
+    result = []
+    for row in rows:
+        network = ipaddress.ip_network(row.network)
+        holes = [hole for entry, hole in allows
+                 if hole.version == network.version and hole.overlaps(network) and allow_outranks(entry, row)]
+        result.append((row, network, holes))
+    return result
+
+
+def blocks_by_id(ids):
+    """``{id: (lifted_at, expires_at)}`` of these blocks, lifted and expired ones included."""
+    if not ids:
+        return {}
+    rows = db.session.execute(select(Block.id, Block.lifted_at, Block.expires_at).where(Block.id.in_(ids)))
+    return {row.id: (row.lifted_at, row.expires_at) for row in rows}
