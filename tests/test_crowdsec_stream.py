@@ -3,10 +3,12 @@ import ipaddress
 from datetime import timedelta
 
 import pytest
+import requests
 
 from guardsvc.crowdsec.decisions import FOREVER, go_duration, piece_id, remaining_pieces
 from guardsvc.extensions import db
 from guardsvc.storage import clock
+from tests.live import all_at_once
 
 net = ipaddress.ip_network
 
@@ -209,3 +211,15 @@ def test_bouncer_keys_are_stored_hashed_listed_and_removed(app, client, runner, 
     assert runner.invoke(args=["bouncers", "remove", "edge-1"]).exit_code == 0
     assert client.get("/crowdsec/v1/decisions/stream", headers={"X-Api-Key": key}).status_code == 403
     assert runner.invoke(args=["bouncers", "remove", "edge-1"]).exit_code != 0
+
+
+@pytest.mark.live
+def test_concurrent_pulls_with_one_key_across_workers_send_each_change_once(live_server, bouncer_key, make_block):
+    key = bouncer_key()
+    make_block(network="192.0.2.7")
+    make_block(network="198.51.100.0/24")
+    url = live_server.url + "/crowdsec/v1/decisions/stream?startup=false"
+    answers = all_at_once(8, lambda _: requests.get(url, headers={"X-Api-Key": key}, timeout=30))
+    assert [answer.status_code for answer in answers] == [200] * 8
+    sent = [value for answer in answers for value in values(answer.json()["new"])]
+    assert sorted(sent) == ["192.0.2.7", "198.51.100.0/24"]  # each once, whichever worker sent it

@@ -9,7 +9,7 @@ active at the next pull, so it is sent as deleted then.
 """
 import ipaddress
 
-from sqlalchemy import delete, select
+from sqlalchemy import delete, select, update
 
 from guardsvc.blocks.exported import address_blocks, blocks_by_id
 from guardsvc.crowdsec.decisions import BAN, FOREVER, block_decisions, decision_json
@@ -45,10 +45,13 @@ def _ended_json(sent):
 def pull_stream(bouncer, startup):
     """``{"new": [...] | None, "deleted": [...] | None}`` for this bouncer, and its cursor moved on.
 
-    The bouncer's row is locked for the pull, so two pulls with one key (two
-    workers) take turns and neither loses the other's changes.
+    The pull starts by writing the bouncer's row (its last pull time): that
+    locks the row on PostgreSQL and takes the write lock on SQLite, so two
+    pulls with one key (two workers) take turns and neither loses the other's
+    changes.
     """
-    db.session.execute(select(Bouncer.id).where(Bouncer.id == bouncer.id).with_for_update())
+    db.session.execute(update(Bouncer).where(Bouncer.id == bouncer.id).values(last_pull_at=clock.utcnow())
+                       .execution_options(synchronize_session=False))
     active = _active_decisions()
     sent = {row.decision_id: row for row in db.session.scalars(
         select(SentDecision).where(SentDecision.bouncer_id == bouncer.id))}
@@ -63,7 +66,6 @@ def pull_stream(bouncer, startup):
     db.session.add_all(SentDecision(bouncer_id=bouncer.id, decision_id=decision_id, block_id=block_id,
                                     scope=scope, value=value, scenario=scenario)
                        for decision_id, (block_id, scope, value, scenario, _) in fresh.items())
-    bouncer.last_pull_at = clock.utcnow()
     # CrowdSec's LAPI answers an empty list as null, and bouncers expect exactly that.
     return {"new": [decision_json(decision_id, *value[1:]) for decision_id, value in new.items()] or None,
             "deleted": deleted or None}
