@@ -139,11 +139,11 @@ def register_commands(app):
     from guardsvc.outbox.cli import mail_cli
     from guardsvc.blocks.cli import blocks_cli
     from guardsvc.blocks.allows_cli import allows_cli
-    from guardsvc.crowdsec.cli import bouncers_cli
+    from guardsvc.crowdsec.cli import bouncers_cli, crowdsec_cli
     from guardsvc.sessions.cli import sessions_cli
     from guardsvc.retention.cli import purge_command, worker_command
     from guardsvc.twofactor.cli import twofactor_cli
 
     for group in (users_cli, tokens_cli, tickets_cli, mail_cli, blocks_cli, allows_cli, sessions_cli,
-                  twofactor_cli, bouncers_cli, purge_command, worker_command):
+                  twofactor_cli, bouncers_cli, crowdsec_cli, purge_command, worker_command):
         app.cli.add_command(group)

@@ -138,6 +138,9 @@ ALLOW_NOT_ACTIVE = "Daftar izin ini sudah tidak aktif."
 BOUNCER_NAME_TAKEN = "Nama bouncer ini sudah dipakai."
 BOUNCER_NOT_FOUND = "Bouncer tidak ditemukan."
 BOUNCER_NAME_INVALID = "Nama bouncer wajib diisi, maksimal 100 karakter."
+# Reasons on blocks imported from a CrowdSec LAPI (administrators read them on the desk).
+CROWDSEC_BLOCK_REASON = "Keputusan CrowdSec #{decision_id}: {scenario}"
+CROWDSEC_DECISION_ENDED = "Keputusan CrowdSec #{decision_id} sudah dihapus atau berakhir."
 ALLOW_CREATED = "Daftar izin untuk {target} berhasil dibuat."
 ALLOW_REMOVED = "Daftar izin untuk {target} berhasil dihapus."
 

@@ -18,6 +18,7 @@ import pytest
 
 from guardsvc.extensions import db
 from tests.debian_packages import unpacked_program
+from tests.live import wait_for
 
 pytestmark = [pytest.mark.crowdsec, pytest.mark.live]
 BLOCKED_IP = "192.0.2.7"
@@ -76,16 +77,6 @@ class Workspace:
         rows = [line.split("\t") for line in self.log.read_text().splitlines() if line.count("\t") == 4]
         return [(action, value, int(seconds), scenario, json.loads(decision))
                 for action, value, seconds, scenario, decision in rows]
-
-
-def wait_for(condition, what, timeout=15):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        result = condition()
-        if result:
-            return result
-        time.sleep(0.2)
-    raise AssertionError(f"not seen within {timeout}s: {what}")
 
 
 @pytest.fixture()

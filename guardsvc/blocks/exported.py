@@ -3,7 +3,9 @@
 Such enforcement sees an address and nothing else, so it gets the active blocks
 on an IP or a range that apply to every client of that address (a block
 narrowed by a local IP, or on a device, is guardsvc's alone), each with the
-allowed networks that outrank it (``allows.allow_outranks``).
+allowed networks that outrank it (``allows.allow_outranks``). Only blocks made
+in guardsvc: one imported from another system (a CrowdSec decision) is that
+system's to hand out, and sending it back would echo it.
 """
 import ipaddress
 
@@ -24,7 +26,8 @@ def address_blocks(containing=None):
     A row has ``id``, ``reference``, ``network``, ``created_at``, ``expires_at``.
     """
     query = select(Block.id, Block.reference, Block.network, Block.created_at, Block.expires_at).where(
-        active_condition(clock.utcnow()), Block.network.is_not(None), Block.local_ip.is_(None))
+        active_condition(clock.utcnow()), Block.network.is_not(None), Block.local_ip.is_(None),
+        Block.origin.is_(None))
     if containing is not None:
         query = query.where(Block.network.in_(candidate_networks(containing)))
     rows = db.session.execute(query.order_by(Block.id)).all()

@@ -1,8 +1,8 @@
-"""``flask bouncers ...``: keys for CrowdSec bouncers that enforce guardsvc's blocks."""
+"""``flask bouncers ...`` (keys for bouncers that enforce guardsvc's blocks) and ``flask crowdsec ...`` (the source)."""
 import click
 
 from guardsvc.cli.support import echo_rows, json_option, run_or_exit
-from guardsvc.crowdsec import bouncers
+from guardsvc.crowdsec import bouncers, worker
 from guardsvc.storage.clock import isoformat
 from guardsvc.storage.transaction import CommandGroup
 
@@ -35,3 +35,21 @@ def remove(name):
     """Remove a bouncer; its key stops working at once."""
     bouncer = run_or_exit(bouncers.remove_bouncer, name)
     click.echo(f"removed bouncer {bouncer.name}")
+
+
+crowdsec_cli = CommandGroup("crowdsec", help="CrowdSec as a source of blocks (GUARDSVC_CROWDSEC_* settings).")
+
+
+@crowdsec_cli.command("pull")
+def pull():
+    """Pull every active decision from the LAPI now and apply it (the worker does this on its own)."""
+    if not worker.source_enabled():
+        raise click.ClickException("GUARDSVC_CROWDSEC_LAPI_URL and GUARDSVC_CROWDSEC_BOUNCER_KEY are not set")
+    created, lifted = worker.pull_round(full=True)
+    click.echo(f"created {len(created)}, lifted {len(lifted)}")
+
+
+@crowdsec_cli.command("delete-decisions")
+def delete_decisions():
+    """Send the queued decision deletions that are due now (the worker does this on its own)."""
+    click.echo(f"confirmed {worker.deletion_round()}")

@@ -15,6 +15,7 @@ names the same decision alike, with nothing stored:
 """
 import hashlib
 import ipaddress
+import re
 from datetime import timedelta
 
 ORIGIN = "guardsvc"
@@ -54,6 +55,23 @@ def go_duration(delta):
     if hours:
         return f"{sign}{hours}h{minutes}m{text}"
     return f"{sign}{minutes}m{text}" if minutes else sign + text
+
+
+_GO_PART = re.compile(r"(\d+(?:\.\d*)?|\.\d+)(ns|us|\u00b5s|\u03bcs|ms|s|m|h)")
+_GO_UNITS = {"ns": 1e-9, "us": 1e-6, "\u00b5s": 1e-6, "\u03bcs": 1e-6, "ms": 1e-3, "s": 1, "m": 60, "h": 3600}
+
+
+def parse_go_duration(text):
+    """Go's ``time.ParseDuration`` as a timedelta (``"1h59m54.984131692s"``, ``"-19.3ms"``); ValueError else."""
+    if not isinstance(text, str):
+        raise ValueError("not a duration")
+    sign, body = (-1, text[1:]) if text.startswith("-") else (1, text.removeprefix("+"))
+    if body == "0":
+        return timedelta(0)
+    parts = _GO_PART.findall(body)
+    if not parts or "".join(number + unit for number, unit in parts) != body:
+        raise ValueError(f"not a Go duration: {text!r}")
+    return sign * timedelta(seconds=sum(float(number) * _GO_UNITS[unit] for number, unit in parts))
 
 
 def remaining_pieces(network, allowed):

@@ -1,11 +1,13 @@
-"""Bouncers (remediation components holding an API key) and what each one was last sent."""
+"""Bouncers and what each one was last sent; decisions to delete on a CrowdSec LAPI."""
 from datetime import datetime
 
-from sqlalchemy import BigInteger, ForeignKey, String
+from sqlalchemy import BigInteger, ForeignKey, Index, String, Text, text
 from sqlalchemy.orm import Mapped, mapped_column
 
 from guardsvc.extensions import db
 from guardsvc.storage import clock
+
+PENDING = text("confirmed_at IS NULL")
 
 
 class Bouncer(db.Model):
@@ -38,3 +40,25 @@ class SentDecision(db.Model):
     scope: Mapped[str] = mapped_column(String(8))
     value: Mapped[str] = mapped_column(String(64))
     scenario: Mapped[str] = mapped_column(String(40))
+
+
+class DecisionDeletion(db.Model):
+    """A queued job: delete one CrowdSec decision, by its id, on the LAPI; retried until the LAPI confirms.
+
+    Queued in the transaction that lifted the imported block (an approval), so
+    it is done if and only if the lift is; the worker carries it out later, so
+    a LAPI that is away never slows or breaks the approval.
+    """
+
+    __tablename__ = "crowdsec_decision_deletions"
+    __table_args__ = (Index("ix_crowdsec_decision_deletions_due", "next_attempt_at", sqlite_where=PENDING,
+                            postgresql_where=PENDING),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    decision_id: Mapped[int] = mapped_column(BigInteger, unique=True)
+    block_reference: Mapped[str] = mapped_column(String(12))
+    created_at: Mapped[datetime] = mapped_column(default=clock.utcnow)
+    attempts: Mapped[int] = mapped_column(default=0)
+    next_attempt_at: Mapped[datetime] = mapped_column(default=clock.utcnow)
+    confirmed_at: Mapped[datetime | None]
+    last_error: Mapped[str | None] = mapped_column(Text)
