@@ -33,14 +33,34 @@ def address_blocks(containing=None):
     rows = db.session.execute(query.order_by(Block.id)).all()
     if not rows:
         return []
-    allows = [(entry, ipaddress.ip_network(entry.network)) for entry in active_network_allow_entries()]
+    within, exact = _index_allows(active_network_allow_entries())
+    lengths = {(hole.version, hole.prefixlen) for pairs in exact.values() for _, hole in pairs}
     result = []
     for row in rows:
         network = ipaddress.ip_network(row.network)
-        holes = [hole for entry, hole in allows
-                 if hole.version == network.version and hole.overlaps(network) and allow_outranks(entry, row)]
-        result.append((row, network, holes))
+        # CIDR networks either nest or do not meet: the allows inside this one (or equal to it), and
+        # those around it, at the prefix lengths allow entries have.
+        around = [network.supernet(new_prefix=length).with_prefixlen for version, length in lengths
+                  if version == network.version and length < network.prefixlen]
+        meeting = within.get(row.network, []) + [pair for text in around for pair in exact.get(text, ())]
+        result.append((row, network, [hole for entry, hole in meeting if allow_outranks(entry, row)]))
     return result
+
+
+def _index_allows(entries):
+    """``(within, exact)``: ``{network text: [(entry, ip_network)]}`` of the allows inside each
+    network (every prefix of each allowed network) and of the allows on exactly that network.
+
+    So finding the allows that meet a block costs a few dictionary lookups, not
+    a comparison with every allow entry.
+    """
+    within, exact = {}, {}
+    for entry in entries:
+        network = ipaddress.ip_network(entry.network)
+        exact.setdefault(entry.network, []).append((entry, network))
+        for length in range(network.prefixlen + 1):
+            within.setdefault(network.supernet(new_prefix=length).with_prefixlen, []).append((entry, network))
+    return within, exact
 
 
 def blocks_by_id(ids):

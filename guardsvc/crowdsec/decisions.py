@@ -81,6 +81,8 @@ def remaining_pieces(network, allowed):
     all of ``network`` leaves nothing; one inside it is cut out
     (``address_exclude``); the rest play no part.
     """
+    if not allowed:
+        return [network]
     pieces = [network]
     for hole in allowed:
         if hole.version != network.version:
@@ -107,7 +109,7 @@ def piece_id(block_id, piece):
 
 def scope_and_value(piece):
     """(``"Ip"``, ``"203.0.113.7"``) for one address, (``"Range"``, ``"10.0.0.0/8"``) for more."""
-    if piece.num_addresses == 1:
+    if piece.prefixlen == piece.max_prefixlen:
         return IP_SCOPE, str(piece.network_address)
     return RANGE_SCOPE, piece.with_prefixlen
 

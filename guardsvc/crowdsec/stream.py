@@ -9,7 +9,7 @@ active at the next pull, so it is sent as deleted then.
 """
 import ipaddress
 
-from sqlalchemy import delete, select, update
+from sqlalchemy import delete, insert, select, update
 
 from guardsvc.blocks.exported import address_blocks, blocks_by_id
 from guardsvc.crowdsec.decisions import BAN, FOREVER, block_decisions, decision_json
@@ -53,8 +53,9 @@ def pull_stream(bouncer, startup):
     db.session.execute(update(Bouncer).where(Bouncer.id == bouncer.id).values(last_pull_at=clock.utcnow())
                        .execution_options(synchronize_session=False))
     active = _active_decisions()
-    sent = {row.decision_id: row for row in db.session.scalars(
-        select(SentDecision).where(SentDecision.bouncer_id == bouncer.id))}
+    sent = {row.decision_id: row for row in db.session.execute(
+        select(SentDecision.decision_id, SentDecision.block_id, SentDecision.scope, SentDecision.value,
+               SentDecision.scenario).where(SentDecision.bouncer_id == bouncer.id))}
     gone = [row for decision_id, row in sent.items() if decision_id not in active]
     fresh = {decision_id: value for decision_id, value in active.items() if decision_id not in sent}
     new = active if startup else fresh
@@ -63,9 +64,11 @@ def pull_stream(bouncer, startup):
         db.session.execute(delete(SentDecision).where(
             SentDecision.bouncer_id == bouncer.id,
             SentDecision.decision_id.in_([row.decision_id for row in gone])))
-    db.session.add_all(SentDecision(bouncer_id=bouncer.id, decision_id=decision_id, block_id=block_id,
-                                    scope=scope, value=value, scenario=scenario)
-                       for decision_id, (block_id, scope, value, scenario, _) in fresh.items())
+    if fresh:
+        db.session.execute(insert(SentDecision), [
+            {"bouncer_id": bouncer.id, "decision_id": decision_id, "block_id": block_id, "scope": scope,
+             "value": value, "scenario": scenario}
+            for decision_id, (block_id, scope, value, scenario, _) in fresh.items()])
     # CrowdSec's LAPI answers an empty list as null, and bouncers expect exactly that.
     return {"new": [decision_json(decision_id, *value[1:]) for decision_id, value in new.items()] or None,
             "deleted": deleted or None}
