@@ -223,3 +223,13 @@ def test_concurrent_pulls_with_one_key_across_workers_send_each_change_once(live
     assert [answer.status_code for answer in answers] == [200] * 8
     sent = [value for answer in answers for value in values(answer.json()["new"])]
     assert sorted(sent) == ["192.0.2.7", "198.51.100.0/24"]  # each once, whichever worker sent it
+
+
+def test_ipv6_ranges_are_split_and_covered_like_ipv4(client, bouncer_key, make_block, make_allow):
+    key = bouncer_key()
+    make_block(network="2001:db8::/126")
+    make_block(network="2001:db8:1::/64")
+    make_allow(network="2001:db8::1")
+    make_allow(network="2001:db8:1::/48")  # around the second range: it is not sent at all
+    make_allow(network="10.0.0.0/8")  # another family: changes nothing here
+    assert values(pull(client, key, startup=True)["new"]) == ["2001:db8::", "2001:db8::2/127"]
