@@ -97,6 +97,7 @@ def register_blueprints(app):
     from guardsvc.appeals.api import bp as appeals_api
     from guardsvc.blocks.api import bp as blocks_api
     from guardsvc.blocks.forward_auth import bp as forward_auth
+    from guardsvc.crowdsec.api import bp as crowdsec_api
     from guardsvc.blocks.views import bp as block_pages
     from guardsvc.web.health import bp as health
     from guardsvc.signin.api import bp as signin_api
@@ -117,7 +118,7 @@ def register_blueprints(app):
 
     init_openapi(app, (appeals_paths, trust_paths, accounts_paths, signin_paths, blocks_paths, admin_paths))
     for blueprint in (health, accounts_api, trust_api, appeals_api, signin_api, blocks_api,
-                      admin_api, admin_allows_api, forward_auth):
+                      admin_api, admin_allows_api, forward_auth, crowdsec_api):
         app.register_blueprint(blueprint)
     for blueprint in (pages, appeal_pages, conversation_pages, account_pages, session_pages, recovery_pages,
                       trust_pages, signin_pages, security_pages, reauth_pages, admin_pages, admin_allow_pages,
@@ -138,10 +139,11 @@ def register_commands(app):
     from guardsvc.outbox.cli import mail_cli
     from guardsvc.blocks.cli import blocks_cli
     from guardsvc.blocks.allows_cli import allows_cli
+    from guardsvc.crowdsec.cli import bouncers_cli, crowdsec_cli
     from guardsvc.sessions.cli import sessions_cli
     from guardsvc.retention.cli import purge_command, worker_command
     from guardsvc.twofactor.cli import twofactor_cli
 
     for group in (users_cli, tokens_cli, tickets_cli, mail_cli, blocks_cli, allows_cli, sessions_cli,
-                  twofactor_cli, purge_command, worker_command):
+                  twofactor_cli, bouncers_cli, crowdsec_cli, purge_command, worker_command):
         app.cli.add_command(group)

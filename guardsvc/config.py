@@ -162,6 +162,17 @@ def load_settings(instance_path):
         "REAUTH_MINUTES": _env_int("REAUTH_MINUTES", 10),
         "PASSWORD_RESET_MINUTES": _env_int("PASSWORD_RESET_MINUTES", 30),
         "RATELIMIT_RESET": _env("RATELIMIT_RESET", "5 per minute;20 per hour"),
+        # CrowdSec as a source of blocks (opt-in: all unset, nothing is pulled). The worker pulls the
+        # LAPI's decision stream with the bouncer key and deletes decisions as the machine.
+        "CROWDSEC_LAPI_URL": (_env("CROWDSEC_LAPI_URL") or "").rstrip("/") or None,
+        "CROWDSEC_BOUNCER_KEY": _env("CROWDSEC_BOUNCER_KEY"),
+        "CROWDSEC_MACHINE_ID": _env("CROWDSEC_MACHINE_ID"),
+        "CROWDSEC_MACHINE_PASSWORD": _env("CROWDSEC_MACHINE_PASSWORD"),
+        # Decisions of these origins become blocks (CAPI's community list is tens of thousands).
+        "CROWDSEC_ORIGINS": _env("CROWDSEC_ORIGINS", "crowdsec,cscli"),
+        "CROWDSEC_PULL_SECONDS": _env_int("CROWDSEC_PULL_SECONDS", 10),
+        "CROWDSEC_TIMEOUT_SECONDS": _env_float("CROWDSEC_TIMEOUT_SECONDS", 10),
+        "CROWDSEC_RETRY_SECONDS": _env_int("CROWDSEC_RETRY_SECONDS", 30),
         "LOG_LEVEL": _env("LOG_LEVEL", "INFO"),
         # Pages and e-mails: Indonesian formats in local time; JSON stays UTC.
         "BABEL_DEFAULT_LOCALE": "id",

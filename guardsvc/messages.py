@@ -133,6 +133,14 @@ FORWARD_AUTH_SECRET_INVALID = "Rahasia forward auth tidak ada atau salah."
 # Allow entries
 ALLOW_NOT_FOUND = "Daftar izin tidak ditemukan."
 ALLOW_NOT_ACTIVE = "Daftar izin ini sudah tidak aktif."
+
+# CrowdSec bouncers (the decision stream).
+BOUNCER_NAME_TAKEN = "Nama bouncer ini sudah dipakai."
+BOUNCER_NOT_FOUND = "Bouncer tidak ditemukan."
+BOUNCER_NAME_INVALID = "Nama bouncer wajib diisi, maksimal 100 karakter."
+# Reasons on blocks imported from a CrowdSec LAPI (administrators read them on the desk).
+CROWDSEC_BLOCK_REASON = "Keputusan CrowdSec #{decision_id}: {scenario}"
+CROWDSEC_DECISION_ENDED = "Keputusan CrowdSec #{decision_id} sudah dihapus atau berakhir."
 ALLOW_CREATED = "Daftar izin untuk {target} berhasil dibuat."
 ALLOW_REMOVED = "Daftar izin untuk {target} berhasil dihapus."
 

@@ -9,3 +9,4 @@ from guardsvc.signin.models import LoginEvent  # noqa: F401
 from guardsvc.twofactor.models import RecoveryCode  # noqa: F401
 from guardsvc.audit.models import AuditEvent  # noqa: F401
 from guardsvc.sessions.models import UserSession  # noqa: F401
+from guardsvc.crowdsec.models import Bouncer, DecisionDeletion, SentDecision  # noqa: F401

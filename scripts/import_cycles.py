@@ -30,8 +30,8 @@ LAYERS = (
     ("storage", {"storage"}),
     ("edge", {"web", "cli"}),
     ("shared services", {"openapi", "ratelimits"}),
-    ("features", {"accounts", "appeals", "audit", "blocks", "outbox", "pages", "sessions", "signin", "trust",
-                  "twofactor"}),
+    ("features", {"accounts", "appeals", "audit", "blocks", "crowdsec", "outbox", "pages", "sessions", "signin",
+                  "trust", "twofactor"}),
     ("desk", {"admin", "retention"}),
     ("factory", {ROOT_PACKAGE, "models", "command_line"}),
 )

@@ -60,7 +60,7 @@ from sqlalchemy import create_engine, exists, literal, select, text, union_all  
 from guardsvc import create_app  # noqa: E402
 from guardsvc.extensions import db  # noqa: E402
 
-pytest_plugins = ["tests.factories", "tests.live"]
+pytest_plugins = ["tests.factories", "tests.live", "tests.crowdsec_lapi"]
 PRODUCTION_HASHING = "production_password_hashing"
 
 

@@ -63,6 +63,19 @@ def make_block(app):
 
 
 @pytest.fixture()
+def make_allow(app):
+    """``make_allow(network=..., device_id=..., ...)`` -> id of a committed allow entry."""
+    from guardsvc.blocks.allows import add_allow_entry
+
+    def make(**kwargs):
+        with app.app_context():
+            entry = add_allow_entry(**kwargs)
+            db.session.commit()
+            return entry.id
+    return make
+
+
+@pytest.fixture()
 def make_ticket(app):
     """``make_ticket(ip=..., device=None, **fields)`` -> committed pending UnblockTicket (detached).
 

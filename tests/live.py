@@ -123,3 +123,14 @@ def all_at_once(count, call):
     for thread in threads:
         thread.join(60)
     return results
+
+
+def wait_for(condition, what, timeout=15):
+    """``condition()``'s first truthy answer, polled until ``timeout`` seconds; else an AssertionError naming ``what``."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        result = condition()
+        if result:
+            return result
+        time.sleep(0.2)
+    raise AssertionError(f"not seen within {timeout}s: {what}")

@@ -9,19 +9,6 @@ from guardsvc.extensions import db
 from tests.blocks_helpers import BLOCKED_IP, FREE_IP, from_ip
 
 
-@pytest.fixture()
-def make_allow(app):
-    """``make_allow(network=..., device_id=..., ...)`` -> id of a committed allow entry."""
-    from guardsvc.blocks.allows import add_allow_entry
-
-    def make(**kwargs):
-        with app.app_context():
-            entry = add_allow_entry(**kwargs)
-            db.session.commit()
-            return entry.id
-    return make
-
-
 def test_an_allowed_ip_inside_a_blocked_range_is_not_blocked(client, make_block, make_allow):
     make_block(network="203.0.113.0/24")
     make_allow(network=BLOCKED_IP, reason="Kantor mitra")

@@ -11,6 +11,7 @@ from guardsvc.blocks.allows import add_allow_entry, allow_entry_for
 from guardsvc.blocks.models import target_kind
 from guardsvc.blocks.networks import canonical_network, display_target
 from guardsvc.blocks.service import blocks_on_client, lift_blocks
+from guardsvc.crowdsec.source import queue_decision_deletions
 
 
 @dataclass
@@ -70,5 +71,6 @@ def carry_out(ticket, plan, *, actor=None, origin_ip=None):
     """Lift the plan's blocks and add its allow entry; returns (lifted blocks, allow entries)."""
     reason = messages.APPEAL_APPROVED_LIFT_REASON.format(ticket=ticket.ticket_number)
     lifted = lift_blocks(plan.to_lift, actor=actor, reason=reason)
+    queue_decision_deletions(lifted)  # a block imported from CrowdSec: delete that decision there, by its id
     entries = [add_allow_entry(**plan.allow, reason=reason, actor=actor, origin_ip=origin_ip)] if plan.allow else []
     return lifted, entries

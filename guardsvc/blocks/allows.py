@@ -82,3 +82,19 @@ def search_allow_entries(active=None, q=None, page=1, per_page=20):
     query = filtered(select(AllowEntry), _active(clock.utcnow()), active, q, AllowEntry.network,
                      AllowEntry.network, AllowEntry.device_id, AllowEntry.reason)
     return paginate(query.order_by(AllowEntry.created_at.desc(), AllowEntry.id.desc()), page, per_page)
+
+
+def active_network_allow_entries():
+    """Active allow entries that name an IP or a range, oldest first (device-only entries name no address)."""
+    return db.session.scalars(select(AllowEntry).where(AllowEntry.network.is_not(None), _active(clock.utcnow()))
+                              .order_by(AllowEntry.id)).all()
+
+
+def allow_outranks(entry, block):
+    """True when the active allow ``entry`` lets the clients it matches through ``block``.
+
+    The rule of ``service._enforced_statement`` for one entry and one block, for
+    the paths that weigh them one by one (the CrowdSec decision stream): an
+    active allow entry outranks every block.
+    """
+    return entry.is_active_at(clock.utcnow())

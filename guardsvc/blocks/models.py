@@ -1,7 +1,7 @@
 """Blocks on an IP, a CIDR range or a device id."""
 from datetime import datetime
 
-from sqlalchemy import CheckConstraint, ForeignKey, Index, String, Text, text
+from sqlalchemy import BigInteger, CheckConstraint, ForeignKey, Index, String, Text, text
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from guardsvc.storage import clock
@@ -9,6 +9,9 @@ from guardsvc.blocks.networks import is_single_address
 from guardsvc.extensions import db
 
 NOT_LIFTED = text("lifted_at IS NULL")
+FROM_ELSEWHERE = text("origin IS NOT NULL")
+# Where a block came from when not made in guardsvc: a CrowdSec decision (guardsvc.crowdsec.source).
+ORIGIN_CROWDSEC = "crowdsec"
 
 
 def target_kind(record):
@@ -29,6 +32,9 @@ class Block(db.Model):
         Index("ix_blocks_active_network", "network", sqlite_where=NOT_LIFTED, postgresql_where=NOT_LIFTED),
         Index("ix_blocks_active_device", "device_id", sqlite_where=NOT_LIFTED, postgresql_where=NOT_LIFTED),
         Index("ix_blocks_created_at", "created_at"),
+        # A decision of another system is imported once (its id names it there).
+        Index("ix_blocks_source_decision", "origin", "source_decision_id", "network", unique=True,
+              sqlite_where=FROM_ELSEWHERE, postgresql_where=FROM_ELSEWHERE),
     )
 
     id: Mapped[int] = mapped_column(primary_key=True)
@@ -45,6 +51,9 @@ class Block(db.Model):
     lifted_at: Mapped[datetime | None]
     lifted_by_id: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
     lift_reason: Mapped[str | None] = mapped_column(Text)
+    # None: made in guardsvc. Else the system it was imported from and that system's decision id.
+    origin: Mapped[str | None] = mapped_column(String(16))
+    source_decision_id: Mapped[int | None] = mapped_column(BigInteger)
 
     created_by = relationship("User", foreign_keys=[created_by_id])
     lifted_by = relationship("User", foreign_keys=[lifted_by_id])

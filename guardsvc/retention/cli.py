@@ -8,6 +8,7 @@ from flask.cli import with_appcontext
 
 from guardsvc.retention import service as retention
 from guardsvc.cli.background import run_round, stop_on_signals
+from guardsvc.crowdsec.worker import crowdsec_round
 from guardsvc.extensions import db
 from guardsvc.outbox.cli import deliver_round
 
@@ -44,16 +45,21 @@ def _purge_round():
 @click.command("worker")
 @with_appcontext
 def worker_command():
-    """Deliver queued e-mail and apply the retention rules (at start, then every interval) until stopped."""
+    """Deliver queued e-mail, apply the retention rules and, when configured, pull CrowdSec's decisions."""
     stop = stop_on_signals()
-    poll = current_app.config["MAIL_POLL_SECONDS"]
-    interval = current_app.config["PURGE_INTERVAL_SECONDS"]
-    log.info("worker started (mail every %ss, purge every %ss)", poll, interval)
-    next_purge = time.monotonic()
+    config = current_app.config
+    poll = min(config["MAIL_POLL_SECONDS"], config["CROWDSEC_PULL_SECONDS"])
+    log.info("worker started (mail every %ss, purge every %ss)", config["MAIL_POLL_SECONDS"],
+             config["PURGE_INTERVAL_SECONDS"])
+    # (name, work, interval): each runs at start, then again once its interval has passed.
+    jobs = [("mail delivery", deliver_round, config["MAIL_POLL_SECONDS"]),
+            ("purge", _purge_round, config["PURGE_INTERVAL_SECONDS"]),
+            ("crowdsec", crowdsec_round, config["CROWDSEC_PULL_SECONDS"])]
+    due = {name: time.monotonic() for name, _, _ in jobs}
     while not stop.is_set():
-        run_round("mail delivery", deliver_round)
-        if time.monotonic() >= next_purge:
-            run_round("purge", _purge_round)
-            next_purge = time.monotonic() + interval
+        for name, work, interval in jobs:
+            if time.monotonic() >= due[name]:
+                run_round(name, work)
+                due[name] = time.monotonic() + interval
         stop.wait(poll)
     log.info("worker stopped")

@@ -1,0 +1,71 @@
+"""Blocks as addresses, for enforcement outside guardsvc (CrowdSec bouncers, firewalls).
+
+Such enforcement sees an address and nothing else, so it gets the active blocks
+on an IP or a range that apply to every client of that address (a block
+narrowed by a local IP, or on a device, is guardsvc's alone), each with the
+allowed networks that outrank it (``allows.allow_outranks``). Only blocks made
+in guardsvc: one imported from another system (a CrowdSec decision) is that
+system's to hand out, and sending it back would echo it.
+"""
+import ipaddress
+
+from sqlalchemy import select
+
+from guardsvc.blocks.allows import active_network_allow_entries, allow_outranks
+from guardsvc.blocks.models import Block
+from guardsvc.blocks.networks import candidate_networks
+from guardsvc.blocks.service import active_condition
+from guardsvc.extensions import db
+from guardsvc.storage import clock
+
+
+def address_blocks(containing=None):
+    """``[(block row, ip_network, [allowed ip_network, ...])]`` of the active address blocks, by id.
+
+    ``containing`` (an IP address) keeps only the blocks whose network holds it.
+    A row has ``id``, ``reference``, ``network``, ``created_at``, ``expires_at``.
+    """
+    query = select(Block.id, Block.reference, Block.network, Block.created_at, Block.expires_at).where(
+        active_condition(clock.utcnow()), Block.network.is_not(None), Block.local_ip.is_(None),
+        Block.origin.is_(None))
+    if containing is not None:
+        query = query.where(Block.network.in_(candidate_networks(containing)))
+    rows = db.session.execute(query.order_by(Block.id)).all()
+    if not rows:
+        return []
+    within, exact = _index_allows(active_network_allow_entries())
+    lengths = {(hole.version, hole.prefixlen) for pairs in exact.values() for _, hole in pairs}
+    result = []
+    for row in rows:
+        network = ipaddress.ip_network(row.network)
+        # CIDR networks either nest or do not meet: the allows inside this one (or equal to it), and
+        # those around it, at the prefix lengths allow entries have.
+        around = [network.supernet(new_prefix=length).with_prefixlen for version, length in lengths
+                  if version == network.version and length < network.prefixlen]
+        meeting = within.get(row.network, []) + [pair for text in around for pair in exact.get(text, ())]
+        result.append((row, network, [hole for entry, hole in meeting if allow_outranks(entry, row)]))
+    return result
+
+
+def _index_allows(entries):
+    """``(within, exact)``: ``{network text: [(entry, ip_network)]}`` of the allows inside each
+    network (every prefix of each allowed network) and of the allows on exactly that network.
+
+    So finding the allows that meet a block costs a few dictionary lookups, not
+    a comparison with every allow entry.
+    """
+    within, exact = {}, {}
+    for entry in entries:
+        network = ipaddress.ip_network(entry.network)
+        exact.setdefault(entry.network, []).append((entry, network))
+        for length in range(network.prefixlen + 1):
+            within.setdefault(network.supernet(new_prefix=length).with_prefixlen, []).append((entry, network))
+    return within, exact
+
+
+def blocks_by_id(ids):
+    """``{id: (lifted_at, expires_at)}`` of these blocks, lifted and expired ones included."""
+    if not ids:
+        return {}
+    rows = db.session.execute(select(Block.id, Block.lifted_at, Block.expires_at).where(Block.id.in_(ids)))
+    return {row.id: (row.lifted_at, row.expires_at) for row in rows}

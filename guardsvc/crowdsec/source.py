@@ -1,0 +1,137 @@
+"""CrowdSec as a source of blocks: LAPI ban decisions become blocks; an approval deletes its decision by id.
+
+Each ``ban`` on an ``Ip`` or a ``Range`` becomes a block (origin ``crowdsec``,
+the decision id, its expiry), so the person banned sees guardsvc's block page
+and can appeal. A decision deleted or expired there lifts its block here. When
+an approval lifts such a block, a ``DecisionDeletion`` is queued in the same
+transaction: the worker deletes **that decision by its id** as the machine,
+retrying until the LAPI confirms. Never by IP: deleting by IP removes every
+decision covering the address, whole ranges included.
+"""
+import logging
+from datetime import timedelta
+
+from flask import current_app
+from sqlalchemy import select
+
+from guardsvc import messages
+from guardsvc.blocks.imported import active_imported_blocks, import_block, lift_imported_blocks
+from guardsvc.blocks.models import ORIGIN_CROWDSEC
+from guardsvc.blocks.networks import canonical_network
+from guardsvc.crowdsec.decisions import BAN, IP_SCOPE, RANGE_SCOPE, parse_go_duration
+from guardsvc.crowdsec.lapi import LapiError, delete_decision, machine_token
+from guardsvc.crowdsec.models import DecisionDeletion
+from guardsvc.extensions import db
+from guardsvc.storage import clock
+from guardsvc.storage.inserts import insert_unless_conflict
+
+log = logging.getLogger("guardsvc.crowdsec")
+SCOPES = {IP_SCOPE.lower(), RANGE_SCOPE.lower()}
+MAX_BACKOFF = timedelta(hours=1)
+
+
+def _ban_target(decision):
+    """``(decision id, canonical network, expires_at, scenario)`` of a ban on an Ip or Range, else None."""
+    try:
+        if decision.get("type") != BAN or str(decision.get("scope", "")).lower() not in SCOPES:
+            return None
+        remaining = parse_go_duration(decision["duration"])
+        return (int(decision["id"]), canonical_network(decision["value"]), clock.utcnow() + remaining,
+                str(decision.get("scenario") or ""))
+    except (KeyError, TypeError, ValueError):
+        log.warning("crowdsec: decision not imported (unreadable): %r", decision)
+        return None
+
+
+def apply_decisions(new, deleted, complete=False):
+    """Apply one pull of the stream; ``(blocks created, blocks lifted)``.
+
+    ``complete`` (a startup pull, which lists every active decision): an active
+    imported block whose decision is not listed ended while nobody pulled, and
+    is lifted too.
+    """
+    created, listed = [], set()
+    for decision in new:
+        target = _ban_target(decision)
+        if target is None or target[2] <= clock.utcnow():
+            continue
+        decision_id, network, expires_at, scenario = target
+        listed.add((decision_id, network))
+        reason = messages.CROWDSEC_BLOCK_REASON.format(decision_id=decision_id, scenario=scenario)
+        block = import_block(ORIGIN_CROWDSEC, decision_id, network, expires_at, reason)
+        if block is not None:
+            created.append(block)
+    ended_ids = {target[0] for target in map(_ban_target, deleted) if target is not None}
+    ended = [block for block in active_imported_blocks(ORIGIN_CROWDSEC)
+             if block.source_decision_id in ended_ids
+             or (complete and (block.source_decision_id, block.network) not in listed)]
+    lifted = []
+    for block in ended:
+        reason = messages.CROWDSEC_DECISION_ENDED.format(decision_id=block.source_decision_id)
+        lifted += lift_imported_blocks([block], reason)
+    return created, lifted
+
+
+def queue_decision_deletions(blocks):
+    """Queue the deletion of the CrowdSec decision behind each of these lifted blocks (others are skipped)."""
+    queued = []
+    for block in blocks:
+        if block.origin != ORIGIN_CROWDSEC or block.source_decision_id is None:
+            continue
+        now = clock.utcnow()
+        job = insert_unless_conflict(DecisionDeletion, {
+            "decision_id": block.source_decision_id, "block_reference": block.reference, "created_at": now,
+            "attempts": 0, "next_attempt_at": now, "confirmed_at": None, "last_error": None})
+        if job is not None:
+            queued.append(job)
+    return queued
+
+
+def due_deletions(limit):
+    """Deletions not yet confirmed whose next attempt is due, oldest first (PostgreSQL: rows others hold skipped)."""
+    return db.session.scalars(select(DecisionDeletion).where(
+        DecisionDeletion.confirmed_at.is_(None), DecisionDeletion.next_attempt_at <= clock.utcnow())
+        .order_by(DecisionDeletion.id).limit(limit).with_for_update(skip_locked=True)).all()
+
+
+def send_deletion(job, token):
+    """Delete the job's decision on the LAPI; the job is confirmed, or scheduled again with backoff.
+
+    A decision the LAPI no longer has is as deleted as it gets: confirmed.
+    """
+    job.attempts += 1
+    try:
+        count = delete_decision(token, job.decision_id)
+    except LapiError as exc:
+        if not _already_gone(exc):
+            _retry_later(job, exc)
+            return False
+        count = 0
+    job.confirmed_at, job.last_error = clock.utcnow(), None
+    log.info("crowdsec: decision %s deleted (%s removed) after the lift of %s", job.decision_id, count,
+             job.block_reference)
+    return True
+
+
+def _already_gone(error):
+    """The LAPI has no such decision: 404, or (1.4.x) 500 "decision with id '7' doesn't exist"."""
+    return error.status == 404 or (error.status == 500 and "doesn't exist" in str(error))
+
+
+def _retry_later(job, error):
+    base = timedelta(seconds=current_app.config["CROWDSEC_RETRY_SECONDS"])
+    delay = min(base * 2 ** max(job.attempts - 1, 0), MAX_BACKOFF)
+    job.next_attempt_at, job.last_error = clock.utcnow() + delay, str(error)[:1000]
+    log.warning("crowdsec: decision %s not deleted yet (attempt %s), retry in %ss: %s", job.decision_id,
+                job.attempts, int(delay.total_seconds()), error)
+
+
+def login_for(jobs):
+    """The machine's JWT, or None after scheduling every job again when the login fails."""
+    try:
+        return machine_token()
+    except LapiError as exc:
+        for job in jobs:
+            job.attempts += 1
+            _retry_later(job, exc)
+        return None
