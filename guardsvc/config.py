@@ -110,6 +110,8 @@ def load_settings(instance_path):
         "SESSION_COOKIE_SECURE": _env_bool("SESSION_COOKIE_SECURE", False),
         "SESSION_COOKIE_NAME": "guardsvc_session",
         "DEVICE_COOKIE_NAME": "guardsvc_device",
+        # The trust secret of "Percayai perangkat ini": HttpOnly, SameSite=Strict, its own cookie.
+        "TRUST_COOKIE_NAME": "guardsvc_trust",
         "DEVICE_COOKIE_DAYS": 400,
         # Behind a proxy the cookie may have to reach several hosts or paths of one site.
         "DEVICE_COOKIE_DOMAIN": _env("DEVICE_COOKIE_DOMAIN"),

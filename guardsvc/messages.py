@@ -149,6 +149,8 @@ SESSION_NOT_FOUND = "Sesi tidak ditemukan atau sudah berakhir."
 SESSION_ENDED = "Sesi di perangkat itu sudah diakhiri."
 OTHER_SESSIONS_ENDED = "Anda telah keluar dari semua perangkat lain."
 REAUTH_DONE = "Terima kasih, identitas Anda sudah dikonfirmasi. Silakan lanjutkan."
+REAUTH_NEEDED_API = ("Konfirmasi ulang identitas Anda (kata sandi dan kode verifikasi) di halaman akun /akun, "
+                     "lalu coba lagi.")
 # Ticket conversation and the administrators' desk
 CONFIRMATION_MAIL_SUBJECT = "Permohonan {ticket} diterima"
 MESSAGE_MAIL_SUBJECT = "Pesan administrator tentang permohonan {ticket}"

@@ -34,7 +34,8 @@ def start_session_record(app, user, *, ip="127.0.0.1", user_agent=None, device=N
     from guardsvc.sessions import service as sessions
 
     with app.app_context():
-        plain, record = sessions.start_session(user, Client(ip, device, None, user_agent))
+        # As a sign-in that proved every factor (the code too, when the account has 2FA).
+        plain, record = sessions.start_session(user, Client(ip, device, None, user_agent), second_factor=True)
         if not reauthenticated:
             record.reauthenticated_at = None
         db.session.commit()

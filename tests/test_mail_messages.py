@@ -104,12 +104,13 @@ def test_new_device_alert_content(client, runner, make_user, smtp_server):
 
 
 @pytest.mark.usefixtures("rate_limits_off")
-def test_each_case_of_alert_over_smtp(client, runner, make_user, smtp_server):
+def test_each_case_of_alert_over_smtp(app, client, runner, make_user, smtp_server):
     user = make_user()
-    request_token(client, user.email)                      # first sign-in: none
-    request_token(client, user.email)                      # same device: none
+    client.set_cookie(app.config["DEVICE_COOKIE_NAME"], "laptop-cookie-1")
+    request_token(client, user.email, device=None)         # first sign-in: none
+    request_token(client, user.email, device=None)         # same browser (its device cookie): none
     deliver(runner)
     assert alerts(smtp_server.inbox, user.email) == []
-    request_token(client, user.email, device="tablet-1")   # new device: one
+    request_token(app.test_client(), user.email, device="tablet-1")  # a browser without it: one
     deliver(runner)
     assert len(alerts(smtp_server.inbox, user.email)) == 1

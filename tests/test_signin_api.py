@@ -85,28 +85,22 @@ def test_recovery_code_signs_in_once(app, client, make_user):
     assert [r for r, *_ in history(app, user.email)] == ["recovery_code_used", "wrong_code"]
 
 
-def test_trusted_device_skips_the_code(app, client, make_user):
+def test_a_tokens_trusted_record_never_skips_the_code(app, client, make_user):
     user = make_user()
     secret, _ = enable_2fa(app, user)
     token = request_token(client, user.email, otp=totp_code(secret)).get_json()["token"]
-    trust(client, token)
-    assert request_token(client, user.email).status_code == 201
-    # Same device from another IP, or another device on the same IP: not trusted.
-    assert request_token(client, user.email, ip="198.51.100.99").status_code == 401
-    assert request_token(client, user.email, device="laptop-2").status_code == 401
-    assert [r for r, *_ in history(app, user.email)] == [
-        "2fa_passed", "2fa_skipped", "code_required", "code_required"]
-
-
-def test_revoked_trust_asks_for_the_code_again(app, client, make_user):
-    user = make_user()
-    secret, _ = enable_2fa(app, user)
-    token = request_token(client, user.email, otp=totp_code(secret)).get_json()["token"]
-    trust(client, token)
-    records = client.get("/api/security/trusted-ips", headers={"Authorization": f"Bearer {token}"})
-    record_id = records.get_json()["data"][0]["id"]
-    client.delete(f"/api/security/trusted-ips/{record_id}", headers={"Authorization": f"Bearer {token}"})
+    trust(client, token)  # host-check trust only: no browser received a trust secret
     assert request_token(client, user.email).status_code == 401
+    client.set_cookie(app.config["DEVICE_COOKIE_NAME"], "laptop-1")  # the id as a cookie: no better
+    assert request_token(client, user.email, device=None).status_code == 401
+    assert [r for r, *_ in history(app, user.email)] == ["2fa_passed", "code_required", "code_required"]
+
+
+def browser_with_cookie(app, value):
+    """A client holding the service's device cookie ``value`` (and sending no X-Device-Id)."""
+    browser = app.test_client()
+    browser.set_cookie(app.config["DEVICE_COOKIE_NAME"], value)
+    return browser
 
 
 def test_first_sign_in_sends_no_alert(app, client, make_user):
@@ -115,18 +109,29 @@ def test_first_sign_in_sends_no_alert(app, client, make_user):
     assert alerts(app, user.email) == []
 
 
-def test_same_device_again_sends_no_alert(app, client, make_user):
+def test_the_device_cookie_of_an_earlier_sign_in_sends_no_alert(app, make_user):
     user = make_user()
-    request_token(client, user.email)
-    request_token(client, user.email, ip="203.0.113.50")  # same device id, new network
+    laptop = browser_with_cookie(app, "5d1f0e1c-laptop")
+    request_token(laptop, user.email, device=None)
+    request_token(laptop, user.email, device=None, ip="203.0.113.50")  # same browser, new network
     assert alerts(app, user.email) == []
 
 
-def test_new_device_sends_exactly_one_alert(app, client, make_user):
+def test_a_device_id_header_never_silences_the_alert(app, client, make_user):
     user = make_user()
-    request_token(client, user.email)
-    request_token(client, user.email, ip="203.0.113.50", device="phone-9", user_agent=PHONE_UA)
-    request_token(client, user.email, ip="203.0.113.50", device="phone-9", user_agent=PHONE_UA)
+    laptop = browser_with_cookie(app, "5d1f0e1c-laptop")
+    request_token(laptop, user.email, device=None)
+    # Someone who learned the id sends it as a header: that is a name, not the cookie.
+    request_token(client, user.email, device="5d1f0e1c-laptop")
+    assert len(alerts(app, user.email)) == 1
+
+
+def test_new_device_sends_exactly_one_alert(app, make_user):
+    user = make_user()
+    request_token(browser_with_cookie(app, "laptop-cookie"), user.email, device=None)
+    phone = browser_with_cookie(app, "phone-cookie")
+    request_token(phone, user.email, ip="203.0.113.50", device=None, user_agent=PHONE_UA)
+    request_token(phone, user.email, ip="203.0.113.50", device=None, user_agent=PHONE_UA)
     sent = alerts(app, user.email)
     assert len(sent) == 1
     assert "203.0.113.50" in sent[0].body_text and "Chrome di Android" in sent[0].body_text
@@ -136,29 +141,29 @@ def test_new_device_sends_exactly_one_alert(app, client, make_user):
     assert flagged == [False, True, False]
 
 
-def test_failed_attempts_from_a_device_do_not_make_it_familiar(app, client, make_user):
+def test_failed_attempts_from_a_device_do_not_make_it_familiar(app, make_user):
     user = make_user()
-    request_token(client, user.email)
-    request_token(client, user.email, "salah-sekali", device="phone-9")
-    request_token(client, user.email, device="phone-9")
+    request_token(browser_with_cookie(app, "laptop-cookie"), user.email, device=None)
+    phone = browser_with_cookie(app, "phone-cookie")
+    request_token(phone, user.email, "salah-sekali", device=None)
+    request_token(phone, user.email, device=None)
     assert len(alerts(app, user.email)) == 1
 
 
-def test_trusted_device_sends_no_alert(app, client, make_user):
+def test_a_tokens_trusted_record_does_not_silence_the_alert(app, client, make_user):
     user = make_user()
     token = request_token(client, user.email).get_json()["token"]
     trust(client, token, ip="203.0.113.50", device="phone-9")
     request_token(client, user.email, ip="203.0.113.50", device="phone-9")
-    assert alerts(app, user.email) == []
+    assert len(alerts(app, user.email)) == 1
 
 
-def test_without_device_id_ip_and_user_agent_identify_the_client(app, client, make_user):
+def test_a_client_without_the_device_cookie_is_alerted_each_time(app, client, make_user):
     user = make_user()
     request_token(client, user.email, device=None)
     request_token(client, user.email, device=None)
-    assert alerts(app, user.email) == []
     request_token(client, user.email, device=None, user_agent="curl/8.5.0")
-    assert len(alerts(app, user.email)) == 1
+    assert len(alerts(app, user.email)) == 2
 
 
 def test_alert_is_queued_by_the_sign_in_without_any_smtp_server(app, client, make_user, monkeypatch):

@@ -1,4 +1,5 @@
 """Service tests of the second step, signing out everywhere and changing the password."""
+from dataclasses import replace
 import pytest
 
 from guardsvc.accounts import passwords
@@ -28,9 +29,13 @@ def test_code_step_signs_in_and_may_trust_the_device(app, ctx, make_user):
     first = service.sign_in(user.email, PASSWORD, CLIENT)
     assert first.needs_code and not first.signed_in
     outcome = service.sign_in_with_code(user.id, stamp(user), totp_code(secret), CLIENT, trust_this_device=True)
-    assert outcome.signed_in and outcome.result == "2fa_passed"
+    assert outcome.signed_in and outcome.result == "2fa_passed" and outcome.trust_secret
     assert is_trusted(user.id, CLIENT.ip_address, CLIENT.device_id)
-    assert service.sign_in(user.email, PASSWORD, CLIENT).result == "2fa_skipped"
+    # The record and the device id alone skip nothing: the browser's trust secret does, at this IP.
+    assert service.sign_in(user.email, PASSWORD, CLIENT).result == "code_required"
+    holding = replace(CLIENT, trust_secret=outcome.trust_secret)
+    assert service.sign_in(user.email, PASSWORD, holding).result == "2fa_skipped"
+    assert service.sign_in(user.email, PASSWORD, replace(holding, ip_address="192.0.2.99")).result == "code_required"
 
 
 def test_wrong_code_does_not_trust_the_device(app, ctx, make_user):

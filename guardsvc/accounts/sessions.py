@@ -14,13 +14,17 @@ from guardsvc.sessions import service as sessions
 SESSION_KEY = "_user_id"
 
 
-def start_session(user, client):
-    """A fresh session record and cookie for ``user``: nothing from before carries over (no fixation)."""
+def start_session(user, client, *, reauthenticated=True, second_factor=False):
+    """A fresh session record and cookie for ``user``: nothing from before carries over (no fixation).
+
+    ``reauthenticated`` and ``second_factor`` say what the sign-in proved (sessions.service).
+    """
     previous = current_session()
     if previous is not None:
         sessions.end_session(previous)
     session.clear()
-    plain, record = sessions.start_session(user, client)
+    plain, record = sessions.start_session(user, client, reauthenticated=reauthenticated,
+                                           second_factor=second_factor)
     login_user(user)
     session[SESSION_KEY] = plain
     remember_session(record)

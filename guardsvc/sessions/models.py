@@ -20,6 +20,8 @@ class UserSession(db.Model):
     last_seen_at: Mapped[datetime] = mapped_column(default=clock.utcnow, index=True)
     # When the person last proved it is them (sign-in, or the confirmation page).
     reauthenticated_at: Mapped[datetime | None]
+    # When this session last passed a second factor (the code step, or a re-authentication with it).
+    second_factor_at: Mapped[datetime | None]
     ip_address: Mapped[str] = mapped_column(String(45))
     user_agent: Mapped[str | None] = mapped_column(String(255))
     device_id: Mapped[str | None] = mapped_column(String(64))

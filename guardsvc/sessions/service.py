@@ -33,15 +33,18 @@ def idle_cutoff(now):
     return now - timedelta(days=current_app.config["SESSION_IDLE_DAYS"])
 
 
-def start_session(user, client):
+def start_session(user, client, *, reauthenticated=True, second_factor=False):
     """Record a new session for ``user`` on ``client``; returns ``(plain_key, record)``.
 
-    Signing in proves the password (and code), so the session starts re-authenticated.
+    A sign-in that proved every factor the account has starts re-authenticated
+    (``reauthenticated``); one that skipped the code on a trusted browser does
+    not. ``second_factor``: the sign-in passed a code in this browser.
     """
     plain = secrets.token_urlsafe(32)
     now = clock.utcnow()
     record = UserSession(user_id=user.id, key_hash=hash_key(plain), created_at=now, last_seen_at=now,
-                         reauthenticated_at=now, ip_address=client.ip_address,
+                         reauthenticated_at=now if reauthenticated else None,
+                         second_factor_at=now if second_factor else None, ip_address=client.ip_address,
                          user_agent=client.user_agent, device_id=client.device_id)
     db.session.add(record)
     db.session.flush()
@@ -102,18 +105,28 @@ def end_sessions(user, *, keep=None):
     return _delete(*conditions)
 
 
-def mark_reauthenticated(record):
-    """The person just proved it is them again on this session."""
+def mark_reauthenticated(record, *, second_factor=False):
+    """The person just proved it is them again on this session (``second_factor``: with a code too)."""
     record.reauthenticated_at = clock.utcnow()
+    if second_factor:
+        record.second_factor_at = record.reauthenticated_at
     db.session.flush()
 
 
-def is_recently_reauthenticated(record):
-    """True when ``record`` was re-authenticated within ``REAUTH_MINUTES``."""
-    if record is None or record.reauthenticated_at is None:
-        return False
+def _within_window(moment):
     window = timedelta(minutes=current_app.config["REAUTH_MINUTES"])
-    return clock.utcnow() - record.reauthenticated_at <= window
+    return moment is not None and clock.utcnow() - moment <= window
+
+
+def is_recently_reauthenticated(record):
+    """True when ``record`` proved every factor of its account within ``REAUTH_MINUTES``.
+
+    With 2FA on that means the password and a second factor: a sign-in that
+    skipped the code on a trusted browser is not a re-authentication.
+    """
+    if record is None or not _within_window(record.reauthenticated_at):
+        return False
+    return not record.user.has_2fa or _within_window(record.second_factor_at)
 
 
 def purge_expired_sessions():

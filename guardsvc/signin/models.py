@@ -7,6 +7,7 @@ from sqlalchemy.orm import Mapped, mapped_column, relationship
 from guardsvc.storage import clock
 from guardsvc.storage.columns import one_of
 from guardsvc.extensions import db
+from guardsvc.web.identity import device_label, digest
 
 # Results that end signed in; everything else is a refusal or an unfinished step.
 SUCCESS_RESULTS = ("success", "2fa_skipped", "2fa_passed", "recovery_code_used")
@@ -34,10 +35,18 @@ class LoginEvent(db.Model):
     device_id: Mapped[str | None] = mapped_column(String(64))
     user_agent: Mapped[str | None] = mapped_column(String(255))
     result: Mapped[str] = mapped_column(String(24))
+    # SHA-256 of the service-issued device cookie this attempt presented (never a named device id).
+    device_cookie_hash: Mapped[str | None] = mapped_column(String(64))
     # True when this sign-in queued a new-device alert e-mail.
     alerted: Mapped[bool] = mapped_column(default=False)
 
     user = relationship("User")
+
+    @property
+    def device_label(self):
+        """The device as people see it: the service-issued cookie only as a fingerprint."""
+        issued = bool(self.device_id and self.device_cookie_hash == digest(self.device_id))
+        return device_label(self.device_id, issued)
 
     @property
     def succeeded(self):

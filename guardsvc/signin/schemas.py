@@ -13,7 +13,8 @@ class LoginEventSchema(BaseSchema):
     created_at = Timestamp()
     email = fields.String()
     ip_address = fields.String()
-    device_id = Nullable()
+    # A device id the client named as it is; the service-issued device cookie as a fingerprint only.
+    device_id = Nullable(attribute="device_label")
     user_agent = Nullable()
     device = fields.Function(lambda event: describe_user_agent(event.user_agent), allow_none=True,
                              metadata={"type": "string"})

@@ -7,7 +7,7 @@ attempt is refused, and then answer with ``outcome.error``.
 import hashlib
 from dataclasses import dataclass
 
-from sqlalchemy import func, select
+from sqlalchemy import select
 
 from guardsvc import messages
 from guardsvc.storage import clock
@@ -19,10 +19,14 @@ from guardsvc.sessions import service as sessions
 from guardsvc.signin.alerts import queue_signin_alert
 from guardsvc.signin.models import SUCCESS_RESULTS, LoginEvent
 from guardsvc.signin.throttle import WRONG_CODE, WRONG_PASSWORD, account_email, check_account_throttle
-from guardsvc.trust.service import is_trusted, skips_code_step, trust_device
+from guardsvc.trust.service import trust_device
+from guardsvc.trust.signin_trust import new_trust_secret, presents_trust_secret, skips_code_step
+from guardsvc.web.identity import digest
 from guardsvc.twofactor.service import verify_second_factor
 
 SECOND_FACTOR_RESULTS = {"totp": "2fa_passed", "recovery": "recovery_code_used"}
+# A sign-in that proved every factor of its account (so its session starts re-authenticated).
+FULLY_PROVEN_RESULTS = frozenset({"success", *SECOND_FACTOR_RESULTS.values()})
 
 
 @dataclass
@@ -36,6 +40,8 @@ class SignInOutcome:
     token_record: object = None
     # The half-finished sign-in no longer holds (account changed): start again at the password.
     restart: bool = False
+    # A new trust secret for this browser ("trust this device" at the code step); the door sends it.
+    trust_secret: str | None = None
 
     @property
     def result(self):
@@ -53,13 +59,23 @@ class SignInOutcome:
     def alerted(self):
         return self.event.alerted
 
+    @property
+    def reauthenticates(self):
+        """Every factor of the account was proved (not a code step skipped on a trusted browser)."""
+        return self.event.result in FULLY_PROVEN_RESULTS
+
+    @property
+    def passed_second_factor(self):
+        return self.event.result in SECOND_FACTOR_RESULTS.values()
+
 
 def record_attempt(result, client, email, user=None, *, alerted=False):
     """Add one row to the login history (in the caller's transaction)."""
     event = LoginEvent(created_at=clock.utcnow(), user_id=user.id if user else None,
                        email=account_email(email), ip_address=client.ip_address,
                        device_id=client.device_id, user_agent=client.user_agent, result=result,
-                       alerted=alerted)
+                       alerted=alerted,
+                       device_cookie_hash=digest(client.device_cookie) if client.device_cookie else None)
     db.session.add(event)
     db.session.flush()
     return event
@@ -70,30 +86,26 @@ def _successful_sign_ins(user):
                                        LoginEvent.result.in_(SUCCESS_RESULTS))
 
 
-def is_familiar_device(user, client):
-    """Has ``user`` signed in successfully from this device before?
+def is_known_browser(user, client):
+    """Is this a browser of ``user``'s, by what the service gave it (never by a device id or an IP)?
 
-    A device is recognised by its device id. A client that sends none (a script
-    without ``X-Device-Id``) is recognised by the same IP address together with
-    the same User-Agent among earlier sign-ins that also had no device id.
+    Known: it presents the trust secret of one of the account's live trusted
+    records, or the service-issued device cookie of one of its earlier
+    successful sign-ins. An ``X-Device-Id`` header counts for neither.
     """
-    query = _successful_sign_ins(user)
-    if client.device_id:
-        query = query.where(LoginEvent.device_id == client.device_id)
-    else:
-        query = query.where(LoginEvent.device_id.is_(None),
-                            LoginEvent.ip_address == client.ip_address,
-                            func.coalesce(LoginEvent.user_agent, "") == (client.user_agent or ""))
+    if presents_trust_secret(user.id, client.trust_secret):
+        return True
+    if not client.device_cookie:
+        return False
+    query = _successful_sign_ins(user).where(LoginEvent.device_cookie_hash == digest(client.device_cookie))
     return db.session.scalar(query.limit(1)) is not None
 
 
 def needs_alert(user, client):
-    """Alert on a sign-in from a device neither trusted nor seen before (never the first sign-in)."""
+    """Alert on a sign-in from a browser that is not known (never on the account's first sign-in)."""
     if db.session.scalar(_successful_sign_ins(user).limit(1)) is None:
         return False
-    if is_trusted(user.id, client.ip_address, client.device_id):
-        return False
-    return not is_familiar_device(user, client)
+    return not is_known_browser(user, client)
 
 
 def _succeed(user, client, email, result):
@@ -133,8 +145,9 @@ def _check_code(user, client, email, code):
 def sign_in(email, password, client, code=None, *, web=False):
     """Check e-mail and password, then the second step when the account needs it here.
 
-    The second step is skipped when the account has no 2FA, or when
-    (user, IP, device) is trusted by a record with this very device id.
+    The second step is skipped when the account has no 2FA, or when the
+    browser presents the trust secret of a live trusted record of the account
+    at this IP (trust/signin_trust.py); a device id or an address never skips it.
     Without ``code`` a 2FA account answers ``code_required`` (the web flow
     then asks for the code on its own page).
     Service accounts may only use tokens, so ``web`` sign-ins refuse them.
@@ -159,7 +172,7 @@ def sign_in(email, password, client, code=None, *, web=False):
         return _refuse("not_allowed", client, email, user, Forbidden(messages.SERVICE_ACCOUNT_NO_WEB))
     if not user.has_2fa:
         return _succeed(user, client, email, "success")
-    if skips_code_step(user.id, client.ip_address, client.device_id):
+    if skips_code_step(user.id, client.ip_address, client.trust_secret):
         return _succeed(user, client, email, "2fa_skipped")
     if not code:
         # A code step that could only be refused is not offered.
@@ -178,9 +191,10 @@ def sign_in_with_code(user_id, stamp, code, client, *, trust_this_device=False):
     """Second step of the web flow, for the user who passed the password step.
 
     Refused when the account changed meanwhile (deactivated, password
-    changed, 2FA turned off). With ``trust_this_device``
-    a successful sign-in also trusts (user, IP, device), so the next sign-in
-    from here skips the code.
+    changed, 2FA turned off). With ``trust_this_device`` a successful sign-in
+    also trusts (user, IP, device) and gives this browser a trust secret
+    (``outcome.trust_secret``, for the door to send), so the next sign-in from
+    this browser at this IP skips the code: trust earned with a second factor here.
     """
     user = db.session.get(User, user_id)
     if user is None or not user.is_active or account_stamp(user) != stamp or not user.has_2fa:
@@ -190,7 +204,8 @@ def sign_in_with_code(user_id, stamp, code, client, *, trust_this_device=False):
         return outcome
     outcome = _check_code(user, client, user.email, code)
     if outcome.signed_in and trust_this_device:
-        trust_device(user, client)
+        outcome.trust_secret, secret_hash = new_trust_secret()
+        trust_device(user, client, secret_hash=secret_hash)
     return outcome
 
 
@@ -222,5 +237,5 @@ def reauthenticate(user, password, code, client, session_record):
     if user.has_2fa and verify_second_factor(user, code) is None:
         raise _refuse(WRONG_CODE, client, user.email, user,
                       ValidationFailed({"code": [messages.TOTP_WRONG_CODE]})).error
-    sessions.mark_reauthenticated(session_record)
+    sessions.mark_reauthenticated(session_record, second_factor=user.has_2fa)
     return session_record

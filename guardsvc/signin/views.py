@@ -6,7 +6,7 @@ from guardsvc import messages
 from guardsvc.accounts.schemas import TokenRequestSchema
 from guardsvc.accounts.sessions import start_session
 from guardsvc.extensions import login_manager
-from guardsvc.web.identity import current_client
+from guardsvc.web.identity import current_client, issue_trust_cookie
 from guardsvc.pages.forms import load_form
 from guardsvc.pages.navigation import safe_next
 from guardsvc.web.stale_forms import rerender_when_stale
@@ -66,7 +66,7 @@ def sign_in_submit():
     if outcome.error:
         return _render_sign_in(values["email"], next_url, failure=ends_with(outcome.error).message,
                                status=outcome.error.status, headers=outcome.error.headers)
-    start_session(outcome.user, current_client())
+    start_session(outcome.user, current_client(), reauthenticated=outcome.reauthenticates)
     return redirect(_next_target(next_url), code=303)
 
 
@@ -103,7 +103,9 @@ def code_submit():
                                                          data["code"], current_client(),
                                                          trust_this_device=trust))
     if outcome.signed_in:
-        start_session(outcome.user, current_client())
+        start_session(outcome.user, current_client(), second_factor=outcome.passed_second_factor)
+        if outcome.trust_secret:
+            issue_trust_cookie(outcome.trust_secret)
         return redirect(_next_target(state["next"]), code=303)
     ends_with(outcome.error)
     if outcome.restart:

@@ -17,7 +17,8 @@ class TrustedIpSchema(BaseSchema):
     user_id = fields.Integer()
     ip_address = fields.String()
     local_ip = Nullable()
-    device_id = Nullable()
+    # A device id the client named as it is; the service-issued device cookie as a fingerprint only.
+    device_id = Nullable(attribute="device_label")
     device_name = fields.String()
     operating_system = Nullable()
     is_active = fields.Boolean()

@@ -34,8 +34,12 @@ def _find(user_id, ip_address, device_id):
                                        "device_id": device_id or ""})
 
 
-def trust_device(user, client, device_name=None):
+def trust_device(user, client, device_name=None, *, secret_hash=None):
     """Register the caller's (IP, device) as trusted for ``user``.
+
+    ``secret_hash``: the browser earned sign-in trust and holds the secret of
+    this hash (trust/signin_trust.py); without it the record gives host-check
+    trust only, and a sign-in trust the record already had is kept.
 
     Returns ``(record, created)``. Registering the same triple again refreshes
     it (verified_at, agent, active again, the name only when one is given)
@@ -49,6 +53,8 @@ def trust_device(user, client, device_name=None):
         if record is not None:
             trusted_again = not record.is_active
             _refresh(record, client, device_name)
+            if secret_hash:
+                record.secret_hash = secret_hash
             db.session.flush()
             if trusted_again:
                 notices.device_trusted(user, record, client=client)
@@ -59,6 +65,8 @@ def trust_device(user, client, device_name=None):
         # loop refreshes its row); whatever the request wrote before (a sign-in's history) stays.
         record = insert_unless_conflict(TrustedIp, dict(
             user_id=user.id, ip_address=client.ip_address, device_id=client.device_id,
+            device_issued=bool(client.device_id) and client.device_id == client.device_cookie,
+            secret_hash=secret_hash,
             local_ip=client.local_ip, device_name=name, operating_system=client.user_agent, is_active=True))
         if record is not None:
             store_mail(notice)
@@ -81,7 +89,7 @@ def _refresh(record, client, device_name):
     record.revoked_at = None
 
 
-def _lifetime_cutoff():
+def lifetime_cutoff():
     days = current_app.config.get("TRUST_LIFETIME_DAYS") or 0
     return clock.utcnow() - timedelta(days=days) if days > 0 else None
 
@@ -91,20 +99,10 @@ def is_trusted(user_id, ip_address, device_id):
     query = select(TrustedIp.id).where(
         TrustedIp.user_id == user_id, TrustedIp.ip_address == ip_address,
         _same_device(device_id), TrustedIp.is_active.is_(True))
-    cutoff = _lifetime_cutoff()
+    cutoff = lifetime_cutoff()
     if cutoff is not None:
         query = query.where(TrustedIp.verified_at >= cutoff)
     return db.session.scalar(query.limit(1)) is not None
-
-
-def skips_code_step(user_id, ip_address, device_id):
-    """True when a sign-in may skip the code step: trusted here, by a record with this device id.
-
-    An IP address is shared by strangers, so a record without a device id
-    (saved by a script that sent no ``X-Device-Id``) never skips it on its own;
-    it still answers the host check.
-    """
-    return device_id is not None and is_trusted(user_id, ip_address, device_id)
 
 
 def list_trusted(user):

@@ -6,9 +6,10 @@ from guardsvc import messages
 from guardsvc.accounts.account_page import Section, register_section_with, render_account_page
 from guardsvc.accounts.auth import reauthentication_required, roles_required
 from guardsvc.accounts.roles import PEOPLE
-from guardsvc.web.identity import current_client
+from guardsvc.web.identity import current_client, issue_trust_cookie
 from guardsvc.pages.forms import load_form
 from guardsvc.trust import service
+from guardsvc.trust.signin_trust import new_trust_secret, skips_code_step
 from guardsvc.trust.schemas import DeviceRenameSchema, SaveMyIpSchema
 from guardsvc.web.useragent import describe_user_agent
 
@@ -21,8 +22,8 @@ def devices_part(user, client):
     """What the trusted-devices part of /akun shows: each record, and whether it is this device."""
     return {"devices": [(record, service.is_this_device(record, client))
                         for record in service.list_trusted(user)],
-            # No "trust this device" offer where this device already is trusted.
-            "trusted_here": service.is_trusted(user.id, client.ip_address, client.device_id)}
+            # No "trust this device" offer where this browser already skips the code here.
+            "trusted_here": skips_code_step(user.id, client.ip_address, client.trust_secret)}
 
 
 register_section_with(bp, Section("perangkat", "trust/_account_devices.html", devices_part, order=10))
@@ -42,11 +43,18 @@ def browser_os_filter(user_agent):
 @roles_required(*PEOPLE)
 @reauthentication_required(anchor="perangkat")
 def trust_this_device():
-    """"Percayai perangkat ini": trust the current IP and device (same as save-my-ip)."""
+    """"Percayai perangkat ini": trust the current IP and device, and give this browser its trust secret.
+
+    Under ``reauthentication_required``: the password and, with 2FA, a second
+    factor in this browser within ``REAUTH_MINUTES`` earn the secret.
+    """
     data, errors, values = load_form(SaveMyIpSchema(), request.form, FIELDS)
     if errors:
         return render_account_page(422, errors=errors, values=values, error_form="trust")
-    record, created = service.trust_device(current_user, current_client(), data.get("device_name"))
+    secret, secret_hash = new_trust_secret()
+    record, created = service.trust_device(current_user, current_client(), data.get("device_name"),
+                                           secret_hash=secret_hash)
+    issue_trust_cookie(secret)
     template = messages.TRUSTED_IP_SAVED if created else messages.TRUSTED_IP_REFRESHED
     return _back_to_devices(template.format(ip=record.ip_address))
 

@@ -24,6 +24,7 @@ from guardsvc.web.errors import InvalidState, ValidationFailed
 from guardsvc.extensions import db
 from guardsvc.storage.sealing import code_digests
 from guardsvc.twofactor.models import RecoveryCode
+from guardsvc.trust.signin_trust import forget_sign_in_trust
 
 ISSUER = "guardsvc"
 STEP_SECONDS = 30
@@ -186,6 +187,7 @@ def _turn_off(user):
     user.totp_enabled_at = None
     user.totp_last_step = None
     db.session.execute(delete(RecoveryCode).where(RecoveryCode.user_id == user.id))
+    forget_sign_in_trust(user)  # nothing left to skip: no browser keeps a pass for a later 2FA
     db.session.flush()
     return user
 

@@ -1,9 +1,10 @@
 """Who is calling: client IP (behind N trusted proxies), device id, local IP."""
+import hashlib
 import re
 import uuid
 from dataclasses import dataclass
 
-from flask import current_app, g, request
+from flask import after_this_request, current_app, g, request
 
 from guardsvc import messages
 from guardsvc.web.addresses import client_ip, normalize_ip  # noqa: F401 (re-exported)
@@ -16,18 +17,47 @@ LOCAL_IP_HEADER = "X-Local-Ip"
 USER_AGENT_MAX = 255
 
 
+def digest(value):
+    """SHA-256 (hex) of a service-issued secret: what is stored and compared, never the value."""
+    return hashlib.sha256(value.encode("utf-8")).hexdigest()
+
+
+def fingerprint(value):
+    """What people see of a service-issued device cookie: the first 8 hex characters of its SHA-256."""
+    return digest(value)[:8]
+
+
+def device_label(device_id, issued):
+    """A device id as pages, listings and e-mails show it: a fingerprint when the service issued it
+    (the device cookie's value is a secret), the id itself when a client named it (``X-Device-Id``)."""
+    if not device_id:
+        return None
+    return fingerprint(device_id) if issued else device_id
+
+
 def is_valid_device_id(value):
     return isinstance(value, str) and bool(DEVICE_ID_RE.match(value))
 
 
+TRUST_SECRET_RE = re.compile(r"\A[A-Za-z0-9_-]{32,128}\Z")
+
+
 @dataclass(frozen=True)
 class Client:
-    """Everything the service knows about the caller of one request."""
+    """Everything the service knows about the caller of one request.
+
+    ``device_id`` is a label (an ``X-Device-Id`` header wins over the cookie) and
+    proves nothing. ``device_cookie`` is the service-issued device cookie alone and
+    ``trust_secret`` the secret of "Percayai perangkat ini": both were issued by the
+    service, so they, never the label, may recognise a browser.
+    """
 
     ip_address: str
     device_id: str | None
     local_ip: str | None
     user_agent: str | None
+    device_cookie: str | None = None
+    trust_secret: str | None = None
 
 
 def _header_device_id(errors):
@@ -58,6 +88,12 @@ def cookie_device_id():
     return value if is_valid_device_id(value) else None
 
 
+def trust_secret_cookie():
+    """The trust secret the browser presents, if it is well formed."""
+    value = request.cookies.get(current_app.config["TRUST_COOKIE_NAME"])
+    return value if isinstance(value, str) and TRUST_SECRET_RE.match(value) else None
+
+
 def identity_headers():
     """(device id, local IP) from X-Device-Id / X-Local-Ip; ValidationFailed (422) when malformed."""
     errors = {}
@@ -73,12 +109,14 @@ def current_client():
     if "guardsvc_client" in g:
         return g.guardsvc_client
     device_id, local_ip = identity_headers()
+    device_cookie = cookie_device_id()
     if device_id is None:
-        device_id = cookie_device_id()
+        device_id = device_cookie
     user_agent = request.headers.get("User-Agent") or None
     if user_agent is not None:
         user_agent = user_agent[:USER_AGENT_MAX]
-    g.guardsvc_client = Client(client_ip(), device_id, local_ip, user_agent)
+    g.guardsvc_client = Client(client_ip(), device_id, local_ip, user_agent, device_cookie,
+                               trust_secret_cookie())
     return g.guardsvc_client
 
 
@@ -109,3 +147,19 @@ def set_new_device_cookie(response):
         secure=config["SESSION_COOKIE_SECURE"],
     )
     return response
+
+
+def issue_trust_cookie(secret):
+    """Send ``secret`` to this browser as its trust secret (HttpOnly, SameSite=Strict, path /).
+
+    It lasts as long as sign-in trust does (``TRUST_LIFETIME_DAYS``; 0, until
+    revoked: the browser's longest). Only its hash is kept by the service.
+    """
+    config = current_app.config
+
+    @after_this_request
+    def _set(response):
+        days = config["TRUST_LIFETIME_DAYS"] or config["DEVICE_COOKIE_DAYS"]
+        response.set_cookie(config["TRUST_COOKIE_NAME"], secret, max_age=days * 24 * 3600, path="/",
+                            httponly=True, samesite="Strict", secure=config["SESSION_COOKIE_SECURE"])
+        return response
