@@ -135,6 +135,8 @@ def load_settings(instance_path):
         "RATELIMIT_REPLY": _env("RATELIMIT_REPLY", "10 per minute;100 per day"),
         "ADMIN_DIGEST_MINUTES": _env_int("ADMIN_DIGEST_MINUTES", 5),
         "PENDING_PER_IP": _env_int("PENDING_PER_IP", 5),
+        # How long the allow entry an approval makes (address and device together) lasts.
+        "APPEAL_ALLOW_DAYS": _env_int("APPEAL_ALLOW_DAYS", 30),
         "APPEAL_MIN_FILL_SECONDS": _env_int("APPEAL_MIN_FILL_SECONDS", 3),
         "TRUST_LIFETIME_DAYS": _env_int("TRUST_LIFETIME_DAYS", 90),
         "MAIL_SERVER": _env("MAIL_SERVER"),

@@ -163,7 +163,8 @@ def test_approve_lifts_exact_blocks_and_is_visible_to_appellant(client, bearer, 
                            json={"action": "approve", "admin_notes": "Maaf, salah blokir."}, headers=headers)
     assert response.status_code == 200
     assert sorted(response.get_json()["data"]["lifted_blocks"]) == sorted([exact, device])
-    assert [entry["target"] for entry in response.get_json()["data"]["allow_entries"]] == ["dev-9"]
+    assert [(entry["target"], entry["device_id"]) for entry in response.get_json()["data"]["allow_entries"]] == [
+        ("198.51.100.7", "dev-9")]
     status = client.get(f"/api/guard/unblock-tickets/check/{number}").get_json()["data"]
     assert status["status"] == "approved"
     assert status["admin_notes"] == "Maaf, salah blokir."

@@ -1,4 +1,6 @@
 """Approvals lift only the blocks that target the appellant exactly; a range stays, the appellant is allowed."""
+from datetime import datetime, timedelta
+
 import pytest
 
 from guardsvc.appeals import service as appeals
@@ -6,6 +8,7 @@ from guardsvc.appeals.approval import preview_approval
 from guardsvc.blocks.models import AllowEntry
 from guardsvc.blocks.service import get_block
 from guardsvc.extensions import db
+from guardsvc.storage import clock
 from tests.blocks_helpers import from_ip
 from tests.factories import submit_ticket
 from tests.pages_support import post_form, sign_in_session, text_of
@@ -47,15 +50,51 @@ def test_range_stays_and_the_appellant_alone_is_let_through(client, bearer, make
     assert guarded_status(client, NEIGHBOUR_IP) == 403
 
 
-def test_a_device_is_allowed_by_its_device_id(client, bearer, make_block, app):
+def test_the_address_and_the_device_are_allowed_together_for_thirty_days(client, bearer, make_block, app,
+                                                                         monkeypatch):
     make_block(network=RANGE)
     number = submit_ticket(client, ip=APPELLANT_IP, device="laptop-budi").get_json()["ticket_number"]
     _, admin = bearer("admin")
     data = respond(client, admin, number).get_json()["data"]
-    assert [entry["target"] for entry in data["allow_entries"]] == ["laptop-budi"]
+    [entry] = data["allow_entries"]
+    assert (entry["target"], entry["device_id"]) == (APPELLANT_IP, "laptop-budi")
     assert guarded_status(client, APPELLANT_IP, device="laptop-budi") == 401
     assert guarded_status(client, APPELLANT_IP) == 403  # the same address without that device
+    assert guarded_status(client, NEIGHBOUR_IP, device="laptop-budi") == 403  # that device elsewhere
     assert guarded_status(client, NEIGHBOUR_IP) == 403
+    start = clock.utcnow()
+    ends = datetime.strptime(entry["expires_at"], "%Y-%m-%dT%H:%M:%S.%fZ")
+    assert timedelta(days=29, hours=23) < ends - start <= timedelta(days=30)
+    monkeypatch.setattr(clock, "utcnow", lambda: start + timedelta(days=30, minutes=1))
+    assert guarded_status(client, APPELLANT_IP, device="laptop-budi") == 403
+
+
+def test_a_block_made_after_the_approval_wins_over_its_allow_entry(client, bearer, make_block, app,
+                                                                    monkeypatch):
+    make_block(network=RANGE)
+    number = submit_ticket(client, ip=APPELLANT_IP, device="laptop-budi").get_json()["ticket_number"]
+    _, admin = bearer("admin")
+    respond(client, admin, number)
+    assert guarded_status(client, APPELLANT_IP, device="laptop-budi") == 401
+    later = clock.utcnow() + timedelta(seconds=1)
+    monkeypatch.setattr(clock, "utcnow", lambda: later)
+    make_block(device_id="laptop-budi", reason="Spam lagi")  # new abuse, after the approval
+    assert guarded_status(client, APPELLANT_IP, device="laptop-budi") == 403
+    query = {"ip": APPELLANT_IP, "device_id": "laptop-budi"}
+    assert client.get("/api/guard/blocks/check", query_string=query, headers=admin).get_json()["data"]["blocked"]
+
+
+def test_an_administrators_allow_entry_still_outranks_later_blocks(client, bearer, make_block, app,
+                                                                    monkeypatch):
+    from guardsvc.blocks.allows import add_allow_entry
+
+    with app.app_context():
+        add_allow_entry(network=APPELLANT_IP)
+        db.session.commit()
+    later = clock.utcnow() + timedelta(seconds=1)
+    monkeypatch.setattr(clock, "utcnow", lambda: later)
+    make_block(network=RANGE)
+    assert guarded_status(client, APPELLANT_IP) == 401
 
 
 def test_exact_address_and_device_blocks_are_lifted(client, bearer, make_block, app):
@@ -111,11 +150,11 @@ def test_preview_is_what_the_decision_does(ctx, make_block, make_ticket, lift_ra
     ticket = make_ticket(APPELLANT_IP, device="laptop-budi")
     ticket = db.session.merge(ticket)
     plan = preview_approval(ticket, lift_ranges)
-    expected = (sorted(block.reference for block in plan.to_lift), plan.allow_target)
+    expected = (sorted(block.reference for block in plan.to_lift), plan.allow and plan.allow["network"])
     assert active_allow_targets() == [] and all(block.lifted_at is None for block in plan.to_lift)
     decision = appeals.decide_ticket(ticket.ticket_number, "approve", lift_ranges=lift_ranges)
     done = (sorted(block.reference for block in decision.lifted_blocks),
-            decision.allow_entries[0].target if decision.allow_entries else None)
+            decision.allow_entries[0].network if decision.allow_entries else None)
     assert done == expected
     assert decision.ticket.access_opened is True
 
@@ -155,7 +194,7 @@ def test_decision_page_lists_what_approval_will_do(client, make_user, make_block
     number = make_ticket(APPELLANT_IP, device="laptop-budi").ticket_number
     html = text_of(client.get(f"/admin/tiket/{number}"))
     assert single in html and f'name="lift_range" value="{wide}"' in html
-    assert "laptop-budi</span> (ID perangkat)" in html
+    assert "laptop-budi</span> (keduanya harus cocok)" in html
     assert ">Setujui dan buka blokir</button>" in html
     post_form(client, f"/admin/tiket/{number}/putuskan", {"action": "approve"}, page=f"/admin/tiket/{number}")
     assert "Persetujuan ini membuka akses pemohon" in text_of(client.get(f"/admin/tiket/{number}"))

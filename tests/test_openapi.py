@@ -68,7 +68,7 @@ def test_a_decision_documents_what_it_opened(document):
     properties = schemas[decided]["properties"]
     assert properties["lifted_blocks"]["type"] == "array"
     entry = properties["allow_entries"]["items"]["$ref"].rsplit("/", 1)[1]
-    assert set(schemas[entry]["properties"]) == {"id", "target"}
+    assert set(schemas[entry]["properties"]) == {"id", "target", "device_id", "expires_at"}
     assert schemas["TicketDecision"]["properties"]["lift_ranges"]["type"] == "boolean"
     detail = schemas["TicketDetail"]["properties"]
     assert detail["name"]["nullable"] and detail["personal_data_erased_at"]["nullable"]

@@ -5,8 +5,12 @@ decision page shows it and ``carry_out`` does exactly what it says, so what the
 administrator saw and what happened cannot drift apart.
 """
 from dataclasses import dataclass, field
+from datetime import timedelta
+
+from flask import current_app
 
 from guardsvc import messages
+from guardsvc.storage import clock
 from guardsvc.blocks.allows import add_allow_entry, allow_entry_for
 from guardsvc.blocks.models import target_kind
 from guardsvc.blocks.networks import canonical_network, display_target
@@ -21,7 +25,7 @@ class ApprovalPlan:
     exact: list = field(default_factory=list)  # blocks on exactly this client: always lifted
     ranges: list = field(default_factory=list)  # active ranges that cover the client
     chosen_ranges: list = field(default_factory=list)  # ranges the administrator lifts as well
-    allow: dict | None = None  # add_allow_entry target: {"device_id": ...} or {"network": ...}
+    allow: dict | None = None  # add_allow_entry's target: the address, with the device when there is one
 
     @property
     def to_lift(self):
@@ -36,7 +40,12 @@ class ApprovalPlan:
         """The allow entry's target as people read it (an IP without ``/32``), or None."""
         if self.allow is None:
             return None
-        return self.allow.get("device_id") or display_target(self.allow["network"])
+        return display_target(self.allow["network"])
+
+    @property
+    def allow_device(self):
+        """The device the allow entry is paired with, or None."""
+        return self.allow.get("paired_device_id") if self.allow else None
 
 
 def _chosen(ranges, lift_ranges):
@@ -54,16 +63,19 @@ def preview_approval(ticket, lift_ranges=False):
     device id; the block the client was under when it submitted is among them
     when it is one of those (it matched the same IP or device). A range wider
     than one address still covers strangers, so it is lifted only when chosen;
-    while one stays, the client gets an allow entry for its device id (else
-    its IP), unless an active allow entry already lets it through.
+    while one stays, the client gets an allow entry that is exact and
+    temporary: its IP as a single address together with its device id (both
+    must match), for ``APPEAL_ALLOW_DAYS``, outranking only the blocks that
+    exist now (a later block wins). None is added when an active allow entry
+    already matches the client.
     """
     plan = ApprovalPlan()
     for block in blocks_on_client(ticket.ip_address, ticket.device_id):
         (plan.ranges if target_kind(block) == "cidr" else plan.exact).append(block)
     plan.chosen_ranges = _chosen(plan.ranges, lift_ranges)
     if plan.kept_ranges and allow_entry_for(ticket.ip_address, ticket.device_id) is None:
-        plan.allow = ({"device_id": ticket.device_id} if ticket.device_id
-                      else {"network": canonical_network(ticket.ip_address)})
+        plan.allow = {"network": canonical_network(ticket.ip_address), "paired_device_id": ticket.device_id,
+                      "from_approval": True}
     return plan
 
 
@@ -72,5 +84,9 @@ def carry_out(ticket, plan, *, actor=None, origin_ip=None):
     reason = messages.APPEAL_APPROVED_LIFT_REASON.format(ticket=ticket.ticket_number)
     lifted = lift_blocks(plan.to_lift, actor=actor, reason=reason)
     queue_decision_deletions(lifted)  # a block imported from CrowdSec: delete that decision there, by its id
-    entries = [add_allow_entry(**plan.allow, reason=reason, actor=actor, origin_ip=origin_ip)] if plan.allow else []
+    entries = []
+    if plan.allow:
+        until = clock.utcnow() + timedelta(days=current_app.config["APPEAL_ALLOW_DAYS"])
+        entries.append(add_allow_entry(**plan.allow, expires_at=until, reason=reason, actor=actor,
+                                       origin_ip=origin_ip))
     return lifted, entries

@@ -25,6 +25,8 @@ class AllowEntrySchema(BaseSchema):
     target = fields.Function(display_target_of)
     network = Nullable()
     device_id = Nullable()
+    paired_device_id = Nullable()
+    from_approval = fields.Boolean()
     reason = Nullable()
     active = fields.Function(lambda e: e.is_active_at(clock.utcnow()))
     state = fields.Function(lambda e: e.state_at(clock.utcnow()))

@@ -21,13 +21,18 @@ def audit_target(entry):
 
 
 def add_allow_entry(*, network=None, device_id=None, reason=None, expires_at=None, minutes=None,
-                    actor=None, origin_ip=None):
-    """Allow an IP/CIDR or a device id (exactly one), optionally until ``expires_at``; audited."""
+                    actor=None, origin_ip=None, paired_device_id=None, from_approval=False):
+    """Allow an IP/CIDR or a device id (exactly one), optionally until ``expires_at``; audited.
+
+    ``paired_device_id`` narrows an address entry to that device there;
+    ``from_approval`` makes it yield to blocks created after it (``AllowEntry.outranks``).
+    """
     network = checked_target(network, device_id)
     now = clock.utcnow()
     entry = AllowEntry(network=network, device_id=device_id, reason=reason, created_at=now,
                        expires_at=checked_expiry(now, minutes, expires_at),
-                       created_by_id=actor.id if actor else None)
+                       created_by_id=actor.id if actor else None, paired_device_id=paired_device_id,
+                       from_approval=from_approval)
     db.session.add(entry)
     db.session.flush()
     record_event("allow.created", audit_target(entry), actor=actor, ip_address=origin_ip, details={
@@ -65,10 +70,13 @@ def _active(now):
 
 
 def allow_entry_for(ip_address, device_id):
-    """An active allow entry that lets this client through (its device, its IP or a range), or None."""
+    """An active allow entry that matches this client (its device, its IP or a range, a paired
+    address only with its device), or None."""
     matches = []
     if ip_address:
-        matches.append(AllowEntry.network.in_(candidate_networks(ip_address)))
+        matches.append(and_(AllowEntry.network.in_(candidate_networks(ip_address)),
+                            or_(AllowEntry.paired_device_id.is_(None),
+                                AllowEntry.paired_device_id == (device_id or None))))
     if device_id:
         matches.append(AllowEntry.device_id == device_id)
     if not matches:
@@ -94,7 +102,6 @@ def allow_outranks(entry, block):
     """True when the active allow ``entry`` lets the clients it matches through ``block``.
 
     The rule of ``service._enforced_statement`` for one entry and one block, for
-    the paths that weigh them one by one (the CrowdSec decision stream): an
-    active allow entry outranks every block.
+    the paths that weigh them one by one (the CrowdSec decision stream).
     """
-    return entry.is_active_at(clock.utcnow())
+    return entry.outranks(block, clock.utcnow())

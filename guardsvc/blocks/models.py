@@ -1,7 +1,7 @@
 """Blocks on an IP, a CIDR range or a device id."""
 from datetime import datetime
 
-from sqlalchemy import BigInteger, CheckConstraint, ForeignKey, Index, String, Text, text
+from sqlalchemy import BigInteger, CheckConstraint, false, ForeignKey, Index, String, Text, text
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from guardsvc.storage import clock
@@ -98,9 +98,21 @@ class AllowEntry(db.Model):
     expires_at: Mapped[datetime | None]
     removed_at: Mapped[datetime | None]
     removed_by_id: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
+    # With ``network`` (one address): the entry lets through only that address AND this device.
+    paired_device_id: Mapped[str | None] = mapped_column(String(64))
+    # Made by an approval: it outranks only the blocks that existed when it was made.
+    from_approval: Mapped[bool] = mapped_column(default=False, server_default=false())
 
     created_by = relationship("User", foreign_keys=[created_by_id])
     removed_by = relationship("User", foreign_keys=[removed_by_id])
+
+    def outranks(self, block, moment):
+        """Does this entry let the clients it matches through ``block`` at ``moment``?
+
+        Every enforcement path applies this rule (in SQL: ``blocks.service._enforced_statement``):
+        an active entry outranks a block, except that an approval's entry yields to a later block.
+        """
+        return self.is_active_at(moment) and (not self.from_approval or self.created_at >= block.created_at)
 
     def is_active_at(self, moment):
         return self.removed_at is None and (self.expires_at is None or self.expires_at > moment)

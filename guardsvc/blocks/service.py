@@ -59,15 +59,22 @@ def _matching_statement(network_params):
 def _enforced_statement(network_params, matching):
     """Like ``matching``, minus everything when an active allow entry matches the client.
 
-    Allow entries outrank blocks, and the guard still runs one statement: two
-    uncorrelated NOT EXISTS probes of the allow entries' partial indexes, with
-    the same bound prefixes and device id as the block branches.
+    Allow entries outrank blocks (``AllowEntry.outranks``), and the guard still
+    runs one statement: two NOT EXISTS probes of the allow entries' partial
+    indexes, with the same bound prefixes and device id as the block branches.
+    An entry paired with a device matches only that device at its address; an
+    approval's entry outranks only the blocks created before it (the probes are
+    correlated with each matching block, of which a client has a handful at most).
     """
-    conditions = (AllowEntry.removed_at.is_(None),
-                  or_(AllowEntry.expires_at.is_(None), AllowEntry.expires_at > bindparam("now")))
-    allowed_network = select(AllowEntry.id).where(AllowEntry.network.in_(network_params), *conditions)
-    allowed_device = select(AllowEntry.id).where(AllowEntry.device_id == bindparam("device_id"), *conditions)
     blocks = matching.subquery("matching_blocks")
+    conditions = (AllowEntry.removed_at.is_(None),
+                  or_(AllowEntry.expires_at.is_(None), AllowEntry.expires_at > bindparam("now")),
+                  or_(AllowEntry.from_approval.is_(False), AllowEntry.created_at >= blocks.c.created_at))
+    allowed_network = select(AllowEntry.id).where(
+        AllowEntry.network.in_(network_params),
+        or_(AllowEntry.paired_device_id.is_(None), AllowEntry.paired_device_id == bindparam("device_id")),
+        *conditions)
+    allowed_device = select(AllowEntry.id).where(AllowEntry.device_id == bindparam("device_id"), *conditions)
     return select(blocks.c.id, blocks.c.created_at).where(~allowed_network.exists(), ~allowed_device.exists())
 
 
