@@ -159,6 +159,8 @@ def load_settings(instance_path):
         "ACCOUNT_PASSWORD_FAILURES": _env_int("ACCOUNT_PASSWORD_FAILURES", 10),
         "ACCOUNT_CODE_FAILURES": _env_int("ACCOUNT_CODE_FAILURES", 5),
         "ACCOUNT_FAILURE_WINDOW_MINUTES": _env_int("ACCOUNT_FAILURE_WINDOW_MINUTES", 15),
+        # Password hashes a process runs at once; beyond them a request gets 503 at once.
+        "HASH_CONCURRENCY": _env_int("HASH_CONCURRENCY", 2),
         "SIGNIN_CODE_MINUTES": _env_int("SIGNIN_CODE_MINUTES", 5),
         # Server-side sessions end after this many days without a request.
         "SESSION_IDLE_DAYS": _env_int("SESSION_IDLE_DAYS", 14),

@@ -149,6 +149,11 @@ SESSION_NOT_FOUND = "Sesi tidak ditemukan atau sudah berakhir."
 SESSION_ENDED = "Sesi di perangkat itu sudah diakhiri."
 OTHER_SESSIONS_ENDED = "Anda telah keluar dari semua perangkat lain."
 REAUTH_DONE = "Terima kasih, identitas Anda sudah dikonfirmasi. Silakan lanjutkan."
+HASHING_BUSY = "Layanan sedang sibuk memeriksa kata sandi. Silakan coba lagi sebentar lagi."
+NOTICE_LOCKED_SUBJECT = "Banyak percobaan masuk yang salah ke akun Anda"
+NOTICE_LOCKED = ("Ada banyak kata sandi atau kode yang salah untuk akun Anda dari perangkat yang tidak dikenal, "
+                 "jadi percobaan dari perangkat lain dihentikan sementara. Peramban yang pernah Anda pakai untuk "
+                 "masuk tetap bisa masuk. Bila itu bukan Anda, ganti kata sandi Anda.")
 REAUTH_NEEDED_API = ("Konfirmasi ulang identitas Anda (kata sandi dan kode verifikasi) di halaman akun /akun, "
                      "lalu coba lagi.")
 # Ticket conversation and the administrators' desk

@@ -43,3 +43,25 @@ def test_sign_ins_share_one_quota_across_api_and_form(limited, make_user):
     assert post_form(limited, "/masuk", wrong, page="/masuk").status_code == 401
     assert limited.post("/api/auth/tokens", json=wrong).status_code == 429
     assert post_form(limited, "/masuk", wrong, page="/masuk").status_code == 429
+
+
+def test_an_ipv6_client_is_counted_by_its_64(limited):
+    check = "/api/guard/unblock-tickets/check/TKT-00000000"
+
+    def from_address(address):
+        return limited.get(check, environ_base={"REMOTE_ADDR": address}).status_code
+
+    assert from_address("2001:db8:7:1::1") == 404
+    assert from_address("2001:db8:7:1::2") == 404
+    assert from_address("2001:db8:7:1:ffff::3") == 429  # a new address in the same /64: same quota
+    assert from_address("2001:db8:7:2::1") == 404  # the next /64 is someone else
+
+
+def test_the_password_change_spends_the_sign_in_quota(limited, make_user):
+    from tests.pages_support import sign_in_session
+
+    sign_in_session(limited, make_user(), page="/akun")
+    form = {"new_password": "x", "confirmation": "y"}  # refused by the rule, after the limit counted it
+    assert post_form(limited, "/akun/kata-sandi", form, page="/akun").status_code == 422
+    assert post_form(limited, "/akun/kata-sandi", form, page="/akun").status_code == 422
+    assert post_form(limited, "/akun/kata-sandi", form, page="/akun").status_code == 429

@@ -138,6 +138,7 @@ def test_sign_in(app, make_user, statements):
                                                 "password": "kata-sandi-rahasia-123"})
     assert response.status_code == 303
     assert kinds(seen).count("INSERT") == 2  # the sign-in history row, the server-side session
-    # guard, the account, the throttle (a lock, then the account's recent wrong passwords),
+    # guard, the account, "a browser this account knows?" (its device cookie), the throttle's first
+    # look before any hash, the throttle (a lock, then the account's recent wrong passwords),
     # "first sign-in?", the history row, the session
-    assert_budget(seen, 7)
+    assert_budget(seen, 9)

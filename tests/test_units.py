@@ -117,3 +117,11 @@ def test_settings_and_messages_are_each_defined_once():
              if isinstance(node, ast.Assign) for target in node.targets]
     assert [key for key in settings if settings.count(key) > 1] == []
     assert [name for name in names if names.count(name) > 1] == []
+
+
+def test_per_address_limits_count_an_ipv6_client_by_its_64():
+    from guardsvc.web.addresses import counted_address
+
+    assert counted_address("2001:db8:1:2:aaaa::1") == counted_address("2001:db8:1:2:bbbb::9") == "2001:db8:1:2::/64"
+    assert counted_address("2001:db8:1:3::1") != counted_address("2001:db8:1:2::1")
+    assert counted_address("203.0.113.7") == "203.0.113.7"

@@ -27,6 +27,8 @@ class User(db.Model):
     # Encrypted at rest (guardsvc/storage/sealing.py); the attribute holds the plain secret.
     totp_secret: Mapped[str | None] = mapped_column(SealedString(255))
     totp_enabled_at: Mapped[datetime | None]
+    # Wrong passwords and codes before this moment no longer count (a completed password reset).
+    failures_cleared_at: Mapped[datetime | None]
     # Last accepted TOTP time step: a code is never accepted twice.
     totp_last_step: Mapped[int | None]
     created_at: Mapped[datetime] = mapped_column(default=clock.utcnow)

@@ -15,7 +15,7 @@ from guardsvc import messages
 from guardsvc.storage import clock
 from guardsvc.web.humantime import human_time
 from guardsvc.web.links import external_url
-from guardsvc.outbox.service import compose_mail, store_mail
+from guardsvc.outbox.service import compose_mail, queued_since, store_mail
 from guardsvc.web.useragent import describe_user_agent
 
 TEMPLATE = "security_notice"
@@ -107,6 +107,19 @@ def device_trusted_notice(user, device_name, *, client):
     """
     return _compose("notice_device_trusted", user, messages.NOTICE_TRUSTED_DEVICE_SUBJECT,
                     messages.NOTICE_TRUSTED_DEVICE, client, [(messages.NOTICE_DEVICE_NAME, device_name)])
+
+
+LOCKED_KIND = "notice_account_locked"
+
+
+def account_locked_once(user, *, client, since):
+    """Strangers spent the account's wrong guesses; the owner's known browsers still sign in.
+
+    Told once a window: nothing is queued when such a notice went out after ``since``.
+    """
+    if queued_since(user.email, LOCKED_KIND, since):
+        return None
+    return _queue(LOCKED_KIND, user, messages.NOTICE_LOCKED_SUBJECT, messages.NOTICE_LOCKED, client)
 
 
 def account_disabled(user, *, client):

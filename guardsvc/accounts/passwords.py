@@ -1,7 +1,17 @@
-"""Password hashing with Argon2id (memory-hard)."""
+"""Password hashing with Argon2id (memory-hard), at most ``HASH_CONCURRENCY`` at once per process.
+
+A hash costs tens of milliseconds of CPU and 64 MiB. Beyond the cap a request
+is refused at once (503 with Retry-After) instead of waiting in a queue that a
+flood of guesses would grow without end; the throttles run before any hash.
+"""
+import threading
+from contextlib import contextmanager
+
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 from flask import current_app, has_app_context
+
+from guardsvc.web.errors import HashingBusy
 
 # argon2-cffi's defaults: RFC 9106's low-memory profile (64 MiB, 3 passes, 4 lanes).
 PRODUCTION = PasswordHasher()
@@ -26,17 +36,44 @@ def _dummy_hash(hasher):
     return _dummy_hashes[hasher]
 
 
+_slots = {}
+_slots_lock = threading.Lock()
+
+
+def _semaphore():
+    size = current_app.config["HASH_CONCURRENCY"] if has_app_context() else 2
+    with _slots_lock:
+        if size not in _slots:
+            _slots[size] = threading.BoundedSemaphore(size)
+        return _slots[size]
+
+
+@contextmanager
+def hashing_slot():
+    """Hold one of the process's hashing slots, or raise HashingBusy (503) when none is free."""
+    slot = _semaphore()
+    if not slot.acquire(blocking=False):
+        raise HashingBusy()
+    try:
+        yield
+    finally:
+        slot.release()
+
+
 def hash_password(password):
-    return _hasher().hash(password)
+    with hashing_slot():
+        return _hasher().hash(password)
 
 
 def verify_password(password_hash, password):
-    """True when ``password`` matches; never raises for a wrong password."""
+    """True when ``password`` matches; never raises for a wrong password (HashingBusy when no slot is free)."""
     hasher = _hasher()
-    try:
-        return hasher.verify(password_hash or _dummy_hash(hasher), password)
-    except (VerificationError, InvalidHashError):
-        return False
+    stored = password_hash or _dummy_hash(hasher)
+    with hashing_slot():
+        try:
+            return hasher.verify(stored, password)
+        except (VerificationError, InvalidHashError):
+            return False
 
 
 def needs_rehash(password_hash):

@@ -118,4 +118,5 @@ def complete_reset(secret, password, confirmation, client):
     if not _claim(record):
         return None, GONE
     user = set_password(record.user, password, actor=record.user, client=client, reset=True)
+    user.failures_cleared_at = clock.utcnow()  # the owner is back in: every throttle count starts afresh
     return user, None

@@ -1,5 +1,6 @@
 """Queueing e-mail: a row in the outbox, added in the caller's transaction."""
 from flask import current_app
+from sqlalchemy import select
 
 from guardsvc.storage import clock
 from guardsvc.extensions import db
@@ -55,3 +56,10 @@ def messages_to(recipient, kind=None):
     if kind:
         query = query.where(OutboxMessage.kind == kind)
     return db.session.scalars(query.order_by(OutboxMessage.id)).all()
+
+
+def queued_since(recipient, kind, since):
+    """True when a message of ``kind`` to ``recipient`` was queued after ``since`` (one notice a window)."""
+    return db.session.scalar(select(OutboxMessage.id).where(
+        OutboxMessage.recipient == recipient, OutboxMessage.kind == kind,
+        OutboxMessage.created_at > since).limit(1)) is not None

@@ -33,7 +33,7 @@ from limits import parse_many
 from limits.storage import RedisStorage, storage_from_string
 
 from guardsvc.ratelimits.memory import BoundedMemoryStorage  # also registers guardsvc-memory://
-from guardsvc.web.addresses import client_ip
+from guardsvc.web.addresses import client_ip, counted_address
 from guardsvc.web.errors import RateLimited
 
 log = logging.getLogger(__name__)
@@ -165,7 +165,7 @@ class Limit:
 
     def _spend(self, state):
         items = state.limits_of(current_app.config[self.setting])
-        client = client_ip()
+        client = counted_address(client_ip())
         if self.counts_when is not None:
             g.setdefault(_DEFERRED, []).append((self, items, client))
             refused = state.run(lambda store: [item for item in items

@@ -4,6 +4,7 @@ from flask_login import current_user
 
 from guardsvc import messages
 from guardsvc.accounts.account_page import Section, register_section_with, render_account_page
+from guardsvc.signin.limits import sign_in_limit
 from guardsvc.accounts.auth import current_session, reauthentication_required, roles_required
 from guardsvc.accounts.roles import PEOPLE
 from guardsvc.accounts.sessions import end_session
@@ -123,6 +124,7 @@ def password_form():
 
 @bp.post("/akun/kata-sandi")
 @roles_required(*PEOPLE)
+@sign_in_limit  # every prompt that makes a password hash spends the sign-in quota of the address
 @reauthentication_required("security_pages.password_form")
 def password_submit():
     """Set a new password; every other session ends, this one carries on (tokens, devices: if ticked)."""

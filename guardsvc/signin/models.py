@@ -1,7 +1,7 @@
 """Login history: one row per sign-in attempt, successful or not."""
 from datetime import datetime
 
-from sqlalchemy import CheckConstraint, ForeignKey, Index, String
+from sqlalchemy import CheckConstraint, ForeignKey, Index, String, false
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from guardsvc.storage import clock
@@ -37,6 +37,8 @@ class LoginEvent(db.Model):
     result: Mapped[str] = mapped_column(String(24))
     # SHA-256 of the service-issued device cookie this attempt presented (never a named device id).
     device_cookie_hash: Mapped[str | None] = mapped_column(String(64))
+    # From a browser the account knows (signin/known_browsers.py): its failures count for it alone.
+    known_browser: Mapped[bool] = mapped_column(default=False, server_default=false())
     # True when this sign-in queued a new-device alert e-mail.
     alerted: Mapped[bool] = mapped_column(default=False)
 

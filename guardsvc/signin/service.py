@@ -6,6 +6,9 @@ attempt is refused, and then answer with ``outcome.error``.
 """
 import hashlib
 from dataclasses import dataclass
+from datetime import timedelta
+
+from flask import current_app
 
 from sqlalchemy import select
 
@@ -20,7 +23,9 @@ from guardsvc.signin.alerts import queue_signin_alert
 from guardsvc.signin.models import SUCCESS_RESULTS, LoginEvent
 from guardsvc.signin.throttle import WRONG_CODE, WRONG_PASSWORD, account_email, check_account_throttle
 from guardsvc.trust.service import trust_device
-from guardsvc.trust.signin_trust import new_trust_secret, presents_trust_secret, skips_code_step
+from guardsvc.accounts import notices
+from guardsvc.signin.known_browsers import forget_known, is_known_browser, successful_sign_ins, throttle_lane
+from guardsvc.trust.signin_trust import new_trust_secret, skips_code_step
 from guardsvc.web.identity import digest
 from guardsvc.twofactor.service import verify_second_factor
 
@@ -69,43 +74,25 @@ class SignInOutcome:
         return self.event.result in SECOND_FACTOR_RESULTS.values()
 
 
-def record_attempt(result, client, email, user=None, *, alerted=False):
-    """Add one row to the login history (in the caller's transaction)."""
+def record_attempt(result, client, email, user=None, *, alerted=False, lane=None):
+    """Add one row to the login history (in the caller's transaction); ``lane``: signin.throttle."""
     event = LoginEvent(created_at=clock.utcnow(), user_id=user.id if user else None,
                        email=account_email(email), ip_address=client.ip_address,
                        device_id=client.device_id, user_agent=client.user_agent, result=result,
-                       alerted=alerted,
+                       alerted=alerted, known_browser=lane is not None,
                        device_cookie_hash=digest(client.device_cookie) if client.device_cookie else None)
     db.session.add(event)
     db.session.flush()
+    if user is not None and result in SUCCESS_RESULTS:
+        forget_known(user)
     return event
-
-
-def _successful_sign_ins(user):
-    return select(LoginEvent.id).where(LoginEvent.user_id == user.id,
-                                       LoginEvent.result.in_(SUCCESS_RESULTS))
-
-
-def is_known_browser(user, client):
-    """Is this a browser of ``user``'s, by what the service gave it (never by a device id or an IP)?
-
-    Known: it presents the trust secret of one of the account's live trusted
-    records, or the service-issued device cookie of one of its earlier
-    successful sign-ins. An ``X-Device-Id`` header counts for neither.
-    """
-    if presents_trust_secret(user.id, client.trust_secret):
-        return True
-    if not client.device_cookie:
-        return False
-    query = _successful_sign_ins(user).where(LoginEvent.device_cookie_hash == digest(client.device_cookie))
-    return db.session.scalar(query.limit(1)) is not None
 
 
 def needs_alert(user, client):
     """Alert on a sign-in from a browser that is not known (never on the account's first sign-in)."""
-    if db.session.scalar(_successful_sign_ins(user).limit(1)) is None:
+    if is_known_browser(user, client):
         return False
-    return not is_known_browser(user, client)
+    return db.session.scalar(successful_sign_ins(user).limit(1)) is not None
 
 
 def _succeed(user, client, email, result):
@@ -119,16 +106,30 @@ def _succeed(user, client, email, result):
 def _refuse(result, client, email, user, error):
     # The refusal is on record (history row, used code step): the request keeps it.
     error.keeps_writes = True
-    return SignInOutcome(record_attempt(result, client, email, user), user, error)
+    lane = throttle_lane(user, client) if user is not None else None
+    return SignInOutcome(record_attempt(result, client, email, user, lane=lane), user, error)
 
 
-def _throttled(failure, client, email, user):
-    """A refusal recorded as ``locked`` when the account has no ``failure`` left, else None."""
+def _throttled(failure, client, email, user, *, exact=True):
+    """A refusal recorded as ``locked`` when the account has no ``failure`` left, else None.
+
+    ``exact=False``: the first look, before any password hash runs. When the
+    count of every client but the owner's known browsers is spent, the owner
+    gets one notice per window.
+    """
+    lane = throttle_lane(user, client) if user is not None else None
     try:
-        check_account_throttle(failure, user=user, email=email)
+        check_account_throttle(failure, user=user, email=email, lane=lane, exact=exact)
     except TooManyAttempts as error:
+        if user is not None and lane is None:
+            _notify_lock_once(user, client)
         return _refuse("locked", client, email, user, error)
     return None
+
+
+def _notify_lock_once(user, client):
+    window = timedelta(minutes=current_app.config["ACCOUNT_FAILURE_WINDOW_MINUTES"])
+    notices.account_locked_once(user, client=client, since=clock.utcnow() - window)
 
 
 def _check_code(user, client, email, code):
@@ -158,6 +159,10 @@ def sign_in(email, password, client, code=None, *, web=False):
     itself is taken under the lock.
     """
     known = accounts.find_user_by_email(email)
+    # A spent account is refused before its password is hashed: guessing cannot buy CPU.
+    throttled = _throttled(WRONG_PASSWORD, client, email, known, exact=False)
+    if throttled is not None:
+        return throttled
     try:
         user, wrong = accounts.verify_credentials(known, password), None
     except Unauthorized as exc:
@@ -226,6 +231,9 @@ def reauthenticate(user, password, code, client, session_record):
     The account throttle counts these failures with those of signing in: an
     account out of guesses is refused (429, ``locked``) before anything is checked.
     """
+    early = _throttled(WRONG_PASSWORD, client, user.email, user, exact=False)
+    if early is not None:
+        raise early.error
     right_password = isinstance(password, str) and passwords.verify_password(user.password_hash, password)
     for failure in (WRONG_PASSWORD,) + ((WRONG_CODE,) if user.has_2fa else ()):
         throttled = _throttled(failure, client, user.email, user)

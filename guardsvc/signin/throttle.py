@@ -5,7 +5,10 @@ rows, so the allowance holds however attempts are spread over processes,
 addresses or replays of a half-finished sign-in. An account is its user id when
 the e-mail names one, else the e-mail itself, so an unknown e-mail is throttled
 exactly like an existing account and the answers tell nothing about which
-accounts exist. Only the failures count (``wrong_password`` / ``wrong_code``);
+accounts exist. A browser the account knows (signin/known_browsers.py) has a
+count of its own, so strangers using up the account's allowance lock out
+everyone but the owner's browsers; a completed password reset starts every
+count afresh (``User.failures_cleared_at``). Only the failures count (``wrong_password`` / ``wrong_code``);
 the ``locked`` rows a throttle writes do not, so the throttle ends when the
 window has passed. The count is never skipped: a database that cannot answer
 fails the request, it never lets the guess through.
@@ -15,7 +18,7 @@ import math
 from datetime import timedelta
 
 from flask import current_app
-from sqlalchemy import select, text
+from sqlalchemy import and_, select, text
 
 from guardsvc.storage import clock
 from guardsvc.web.errors import TooManyAttempts
@@ -32,7 +35,7 @@ def account_email(email):
     return (email if isinstance(email, str) else "").strip().lower()[:EMAIL_MAX]
 
 
-def check_account_throttle(failure, *, user=None, email=""):
+def check_account_throttle(failure, *, user=None, email="", lane=None, exact=True):
     """Raise TooManyAttempts (429 with Retry-After) when the account has no ``failure`` left.
 
     ``failure`` is ``WRONG_PASSWORD`` or ``WRONG_CODE``. ``user`` is the account
@@ -40,6 +43,9 @@ def check_account_throttle(failure, *, user=None, email=""):
     acting on the secret (a slow password hash is best checked before, so the
     account's lock is not held across it), and record a failed check as a
     ``failure`` row of the login history (``record_attempt``) in the same transaction.
+    ``lane``: the known browser's device-cookie hash (its own count), None for
+    everyone else. ``exact=False`` reads the count without the account's lock:
+    the cheap first look that refuses before any password hash runs.
     """
     config = current_app.config
     allowance = config[_ALLOWANCE[failure]]
@@ -47,10 +53,16 @@ def check_account_throttle(failure, *, user=None, email=""):
     now = clock.utcnow()
     account = (LoginEvent.user_id == user.id) if user is not None else (
         LoginEvent.email == account_email(email))
-    _serialize(f"{user.id}" if user is not None else f"e:{account_email(email)}")
+    whose = (and_(LoginEvent.known_browser.is_(True), LoginEvent.device_cookie_hash == lane) if lane
+             else LoginEvent.known_browser.is_(False))
+    since = now - window
+    if user is not None and user.failures_cleared_at is not None:
+        since = max(since, user.failures_cleared_at)
+    if exact:
+        _serialize(f"{user.id}" if user is not None else f"e:{account_email(email)}")
     newest = db.session.scalars(
-        select(LoginEvent.created_at).where(account, LoginEvent.result == failure,
-                                            LoginEvent.created_at > now - window)
+        select(LoginEvent.created_at).where(account, whose, LoginEvent.result == failure,
+                                            LoginEvent.created_at > since)
         .order_by(LoginEvent.created_at.desc()).limit(allowance)).all()
     if allowance > 0 and len(newest) < allowance:
         return

@@ -47,6 +47,17 @@ def client_ip():
     return cached
 
 
+def counted_address(ip_address):
+    """The address a per-address limit counts: an IPv6 client by its /64, an IPv4 one by itself.
+
+    One IPv6 subscriber gets a whole /64 and can use a new address per request.
+    """
+    address = ipaddress.ip_address(ip_address)
+    if address.version == 6:
+        return str(ipaddress.ip_network(f"{address}/64", strict=False))
+    return ip_address
+
+
 def _read_client_ip():
     raw = request.remote_addr or ""
     if current_app.config.get("PROXY_COUNT", 0) > 0 and raw:

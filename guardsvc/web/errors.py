@@ -122,6 +122,16 @@ class TooManyAttempts(RateLimited):
     message = messages.SIGNIN_THROTTLED
 
 
+class HashingBusy(GuardError):
+    """Every password-hashing slot of this process is in use: try again in a moment (never a queue)."""
+
+    status = 503
+    message = messages.HASHING_BUSY
+
+    def __init__(self):
+        super().__init__(headers={"Retry-After": "1"})
+
+
 class Blocked(GuardError):
     """The calling client is under an active block."""
 
