@@ -164,6 +164,8 @@ def load_settings(instance_path):
         "SIGNIN_CODE_MINUTES": _env_int("SIGNIN_CODE_MINUTES", 5),
         # Server-side sessions end after this many days without a request.
         "SESSION_IDLE_DAYS": _env_int("SESSION_IDLE_DAYS", 14),
+        # However active, a session ends this many days after its sign-in.
+        "SESSION_ABSOLUTE_DAYS": _env_int("SESSION_ABSOLUTE_DAYS", 30),
         # Sensitive account changes need the password (and code) entered this recently.
         "REAUTH_MINUTES": _env_int("REAUTH_MINUTES", 10),
         "PASSWORD_RESET_MINUTES": _env_int("PASSWORD_RESET_MINUTES", 30),

@@ -42,7 +42,7 @@ def test_conversation_end_to_end(app, client, runner, smtp_server, admin_browser
     path, secret = private_link(confirmation)
     assert len(secret) >= 22  # at least 128 bits in URL-safe base64
     assert f'href="http://127.0.0.1:8000{path}"' in html_body(confirmation)
-    assert "Budi &lt;b&gt;S&lt;/b&gt;" in html_body(confirmation)
+    assert "Budi" not in html_body(confirmation)  # nothing the submitter wrote, until the address is verified
 
     with app.app_context():
         ticket = db.session.scalar(select(UnblockTicket).where(UnblockTicket.ticket_number == number))
@@ -193,3 +193,26 @@ def test_replies_share_one_quota_across_tickets(app, client):
     refused = post_form(limited, first, {"body": "Tiga."}, page=first)
     assert refused.status_code == 429 and int(refused.headers["Retry-After"]) > 0
     assert limited.get(first).status_code == 200  # reading is not an answer
+
+
+def test_a_post_without_csrf_to_an_unknown_ticket_link_is_a_400_never_a_500(app):
+    client = app.test_client()
+    for secret in ("abc", "a" * 43):
+        answer = client.post(f"/banding/tiket/{secret}", data={"body": "halo"})
+        assert answer.status_code == 400 and "<html" in answer.get_data(as_text=True).lower()
+
+
+def test_the_confirmation_carries_nothing_the_submitter_wrote(client):
+    from tests.factories import submit_body
+
+    body = {**submit_body(), "name": "Kunjungi promo-murah.example sekarang",
+            "reason": "Teks iklan yang dikirim ke kotak masuk orang lain."}
+    answer = client.post("/api/guard/unblock-tickets/submit", json={**body, "email": "orang-lain@example.com"})
+    assert answer.status_code == 201
+    from guardsvc.outbox.service import messages_to
+
+    with client.application.app_context():
+        mail = messages_to("orang-lain@example.com", "appeal_received")[-1]
+    for text in (mail.body_text, mail.body_html):
+        assert answer.get_json()["ticket_number"] in text and "/banding/tiket/" in text
+        assert "promo-murah" not in text and "Teks iklan" not in text

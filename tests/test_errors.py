@@ -103,3 +103,15 @@ def test_rate_limit_is_429_with_retry_after_and_no_ticket_number(make_user):
     body = assert_json_failure(response, 429)
     assert int(response.headers["Retry-After"]) > 0
     assert "ticket_number" not in body
+
+
+def test_private_pages_are_never_stored_and_secure_cookies_bring_hsts(app, client, make_user, monkeypatch):
+    from tests.pages_support import sign_in_session
+
+    sign_in_session(client, make_user(role="admin"))
+    for path in ("/admin", "/akun"):
+        assert client.get(path).headers["Cache-Control"] == "no-store", path
+    assert "no-store" not in client.get("/banding").headers.get("Cache-Control", "")
+    assert "Strict-Transport-Security" not in client.get("/banding").headers
+    monkeypatch.setitem(app.config, "SESSION_COOKIE_SECURE", True)
+    assert client.get("/banding").headers["Strict-Transport-Security"].startswith("max-age=")

@@ -184,3 +184,19 @@ def test_a_session_only_read_is_not_sent_again_but_varies_by_its_cookie(app, mak
     assert post_form(browser, "/keluar", page="/akun").headers.get("Set-Cookie", "").startswith(COOKIE)
     anonymous = app.test_client().get("/api/guard/unblock-tickets/check/TKT-00000000", headers=JSON)
     assert anonymous.status_code == 404 and "Set-Cookie" not in anonymous.headers
+
+
+def test_a_session_ends_its_absolute_lifetime_after_sign_in_however_active(app, client, make_user, monkeypatch):
+    from datetime import timedelta
+
+    from guardsvc.storage import clock
+    from tests.pages_support import sign_in_session
+
+    assert app.config["SESSION_ABSOLUTE_DAYS"] == 30
+    sign_in_session(client, make_user())
+    start = clock.utcnow()
+    for day in (10, 20, 29):  # active every ten days: never idle
+        monkeypatch.setattr(clock, "utcnow", lambda day=day: start + timedelta(days=day))
+        assert client.get("/akun").status_code == 200
+    monkeypatch.setattr(clock, "utcnow", lambda: start + timedelta(days=30, minutes=1))
+    assert client.get("/akun").status_code == 302

@@ -24,14 +24,17 @@ def queue_decision_mail(ticket):
 
 
 def confirmation_mail(ticket, private_url):
-    """The "we received your appeal" e-mail, composed: the ticket number and the private link.
+    """The "we received your appeal" e-mail, composed: the ticket number and the private link only.
 
-    ``ticket``: the new ticket's column values (number, name, e-mail, creation time).
+    Anyone may type any address into the form, so until its owner opens the
+    link (which verifies it) the mail carries nothing the submitter wrote, not
+    even the name: it cannot carry someone's text to a stranger's inbox.
+    ``ticket``: the new ticket's column values (number, e-mail, creation time).
     """
     return compose_mail(
         "appeal_received", ticket["email"],
         messages.CONFIRMATION_MAIL_SUBJECT.format(ticket=ticket["ticket_number"]), "appeal_received",
-        name=ticket["name"], ticket_number=ticket["ticket_number"], when=human_time(ticket["created_at"]),
+        ticket_number=ticket["ticket_number"], when=human_time(ticket["created_at"]),
         private_url=private_url, status_url=status_url(ticket["ticket_number"]))
 
 

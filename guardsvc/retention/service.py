@@ -24,6 +24,8 @@ from guardsvc.outbox.models import ERASED_BODY, FINISHED, OutboxMessage
 from guardsvc.sessions.models import UserSession
 from guardsvc.sessions.service import idle_cutoff
 from guardsvc.signin.models import LoginEvent
+from guardsvc.accounts.models import PasswordReset
+from guardsvc.blocks.models import AllowEntry
 
 BATCH_SIZE = 500
 # Keys earlier audit entries used for a person's address, device or contact.
@@ -109,6 +111,18 @@ def _scrub_audit(ids, now):
     db.session.flush()
 
 
+def _old_resets_due(now, config):
+    """Reset links (and the address that asked for each) past the retention period."""
+    return (PasswordReset.created_at < _days_ago(now, config, "RETENTION_DAYS"),)
+
+
+def _spent_approval_allows_due(now, config):
+    """An approval's allow entry pairs a person's address with their device: once it has ended
+    (expired or removed) for the retention period, nothing keeps the two linked."""
+    ended = func.coalesce(AllowEntry.removed_at, AllowEntry.expires_at)
+    return (AllowEntry.from_approval.is_(True), ended < _days_ago(now, config, "RETENTION_DAYS"))
+
+
 RULES = [
     Rule("tickets erased", UnblockTicket, _tickets_due, _erase_tickets),
     Rule("sign-in events deleted", LoginEvent, _sign_ins_due, _delete(LoginEvent)),
@@ -116,6 +130,8 @@ RULES = [
     Rule("finished mail deleted", OutboxMessage, _old_mail_due, _delete(OutboxMessage)),
     Rule("audit entries scrubbed", AuditEvent, _audit_due, _scrub_audit),
     Rule("idle sessions deleted", UserSession, _sessions_due, _delete(UserSession)),
+    Rule("password reset links deleted", PasswordReset, _old_resets_due, _delete(PasswordReset)),
+    Rule("approval allow entries deleted", AllowEntry, _spent_approval_allows_due, _delete(AllowEntry)),
 ]
 
 

@@ -3,7 +3,7 @@
 The cookie holds a random 256-bit key; only its SHA-256 is stored, so a copy
 of this table opens no session. A session is dead once it is deleted (sign-out,
 "end this session", password change), once its account is disabled, or once it
-has been idle for ``SESSION_IDLE_DAYS``.
+has been idle for ``SESSION_IDLE_DAYS``, and ``SESSION_ABSOLUTE_DAYS`` after its sign-in however active.
 """
 import hashlib
 import secrets
@@ -54,7 +54,8 @@ def start_session(user, client, *, reauthenticated=True, second_factor=False):
 # Every signed-in request asks it: built once.
 _LIVE_SESSION = (select(UserSession).options(joinedload(UserSession.user, innerjoin=True))
                  .where(UserSession.key_hash == bindparam("key_hash"),
-                        UserSession.last_seen_at >= bindparam("cutoff")))
+                        UserSession.last_seen_at >= bindparam("cutoff"),
+                        UserSession.created_at >= bindparam("born_after")))
 
 
 def find_session(plain):
@@ -62,7 +63,9 @@ def find_session(plain):
     if not isinstance(plain, str) or not plain or len(plain) > KEY_MAX:
         return None
     now = clock.utcnow()
-    record = db.session.scalar(_LIVE_SESSION, {"key_hash": hash_key(plain), "cutoff": idle_cutoff(now)})
+    record = db.session.scalar(_LIVE_SESSION, {
+        "key_hash": hash_key(plain), "cutoff": idle_cutoff(now),
+        "born_after": now - timedelta(days=current_app.config["SESSION_ABSOLUTE_DAYS"])})
     if record is None or not record.user.is_active:
         return None
     if now - record.last_seen_at >= LAST_SEEN_RESOLUTION:

@@ -215,7 +215,10 @@ def _handle_unreadable_address(error):
 
 def _handle_csrf_error(error):
     if not answers_json():
-        stale = stale_form_response()
+        try:
+            stale = stale_form_response()
+        except GuardError:  # the form's page is gone (an unknown link): the plain CSRF answer
+            stale = None
         if stale is not None:
             return stale
     return render_failure(400, messages.CSRF_FAILED, error=error)

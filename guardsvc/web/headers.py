@@ -1,4 +1,5 @@
 """Response headers that make every page and answer safer by default."""
+from flask import current_app, request
 
 CSP = ("default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; "
        "object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'")
@@ -7,6 +8,10 @@ CSP = ("default-src 'self'; img-src 'self' data:; style-src 'self'; script-src '
 ALWAYS = (("X-Content-Type-Options", "nosniff"), ("X-Frame-Options", "DENY"),
           ("Referrer-Policy", "same-origin"), ("Content-Security-Policy", CSP))
 NO_STORE = ("Cache-Control", "no-store")
+# With Secure cookies the service is reached over HTTPS only: browsers are told to keep to it.
+HSTS = ("Strict-Transport-Security", "max-age=31536000")
+# Pages of one person or of the administrators: never kept by a browser or a shared cache.
+PRIVATE_PREFIXES = ("/admin", "/akun")
 
 
 def add_security_headers(response):
@@ -14,8 +19,11 @@ def add_security_headers(response):
     headers = response.headers
     present = {name.lower() for name in headers.keys()}
     wanted = ALWAYS
-    if response.mimetype == "application/json" or response.status_code >= 400:
-        wanted = (*ALWAYS, NO_STORE)
+    if (response.mimetype == "application/json" or response.status_code >= 400
+            or request.path.startswith(PRIVATE_PREFIXES)):
+        wanted = (*wanted, NO_STORE)
+    if current_app.config["SESSION_COOKIE_SECURE"]:
+        wanted = (*wanted, HSTS)
     for name, value in wanted:
         if name.lower() not in present:
             headers.add(name, value)
