@@ -62,6 +62,8 @@ TICKET_SUBMITTED = "Permohonan pembukaan blokir berhasil diajukan."
 TICKET_COOLDOWN = (
     "Anda sudah memiliki tiket permohonan yang sedang diproses. Mohon tunggu peninjauan administrator."
 )
+TICKET_COOLDOWN_NOT_SHOWN = ("Perangkat ini sudah memiliki tiket permohonan yang sedang diproses. Nomor tiketnya "
+                             "ada di e-mail konfirmasi yang dikirim saat permohonan diajukan.")
 TICKET_NETWORK_CEILING = ("Terlalu banyak permohonan dari jaringan Anda yang sedang menunggu peninjauan. "
                           "Silakan coba lagi nanti.")
 APPEAL_FORM_REFUSED = ("Permohonan belum dapat dikirim. Mohon periksa isian Anda, tunggu sebentar, "

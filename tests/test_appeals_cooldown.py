@@ -122,3 +122,26 @@ def test_a_form_filled_at_human_speed_goes_through(app, min_fill, monkeypatch):
             "name": "Rina", "email": "rina@example.com", "reason": "Alasan yang ditulis pelan-pelan."}
     assert client.post("/banding", data=data).status_code == 303
     assert len(pending(app)) == 1
+
+
+def test_a_guessed_device_id_learns_no_ticket_number(client):
+    from tests.factories import submit_ticket
+
+    first = submit_ticket(client, ip="192.0.2.30", device="laptop-korban").get_json()["ticket_number"]
+    own = submit_ticket(client, ip="192.0.2.30", device="laptop-korban")  # the same address: its own number
+    assert own.status_code == 429 and own.get_json()["ticket_number"] == first
+    guess = submit_ticket(client, ip="198.51.100.99", device="laptop-korban")  # elsewhere, the id alone
+    body = guess.get_json()
+    assert guess.status_code == 429 and "ticket_number" not in body and body["success"] is False
+    assert first not in guess.get_data(as_text=True)
+
+
+def test_the_device_cookie_that_submitted_shows_the_number_from_anywhere(app):
+    from tests.factories import submit_body
+
+    browser = app.test_client()
+    browser.set_cookie(app.config["DEVICE_COOKIE_NAME"], "cookie-dari-layanan-1")
+    url = "/api/guard/unblock-tickets/submit"
+    first = browser.post(url, json=submit_body(), environ_base={"REMOTE_ADDR": "192.0.2.31"}).get_json()
+    moved = browser.post(url, json=submit_body(), environ_base={"REMOTE_ADDR": "203.0.113.31"})
+    assert moved.status_code == 429 and moved.get_json()["ticket_number"] == first["ticket_number"]

@@ -28,7 +28,8 @@ def assert_one_ticket(results):
     statuses = Counter(status for status, _ in results)
     assert statuses == {201: 1, 429: len(results) - 1}, statuses
     winner = next(body["ticket_number"] for status, body in results if status == 201)
-    assert {body["ticket_number"] for status, body in results if status == 429} == {winner}
+    # The losers name the winner's ticket, or (from another address with the device id alone) none.
+    assert {body.get("ticket_number", winner) for status, body in results if status == 429} == {winner}
     return winner
 
 

@@ -80,7 +80,7 @@ def submit_ticket(client, *, name, email, reason, phone=None):
     ceiling = current_app.config["PENDING_PER_IP"]
     if ceiling and _pending_on_network(client.ip_address, ceiling) >= ceiling:
         existing = pending_ticket_for(client)
-        raise Cooldown(existing.ticket_number) if existing else TooManyPending()
+        raise _cooldown(client, existing) if existing else TooManyPending()
     values = dict(name=name, email=email, phone=phone, reason=reason, ip_address=client.ip_address,
                   device_id=client.device_id, local_ip=client.local_ip, user_agent=client.user_agent,
                   block_id=find_active_block_id(client.ip_address, client.device_id, client.local_ip),
@@ -92,11 +92,20 @@ def submit_ticket(client, *, name, email, reason, phone=None):
         if ticket is None:
             existing = pending_ticket_for(client)
             if existing is not None:
-                raise Cooldown(existing.ticket_number)
+                raise _cooldown(client, existing)
             continue  # the number was taken: draw another
         store_confirmation(ticket, confirmation)
         return ticket
     raise RuntimeError("could not store the ticket")  # pragma: no cover
+
+
+def _cooldown(client, existing):
+    """The 429 of a client with a pending ticket: its number only to the client that shows it is
+    the one that submitted it — from the ticket's address, or with the service-issued device
+    cookie the ticket was made with. Anyone may send a device id they guessed or saw."""
+    shown = existing.ip_address == client.ip_address or (
+        client.device_cookie is not None and client.device_cookie == existing.device_id)
+    return Cooldown(existing.ticket_number if shown else None)
 
 
 @dataclass

@@ -41,9 +41,10 @@ class BlockedErrorSchema(ErrorSchema):
 
 
 class CooldownErrorSchema(ErrorSchema):
-    """The client already has a pending ticket: its number."""
+    """The client already has a pending ticket: its number, when the request comes from the ticket's
+    address or with the device cookie that submitted it (a device id alone may be guessed)."""
 
-    ticket_number = fields.String(required=True, metadata={"pattern": TICKET_NUMBER_PATTERN})
+    ticket_number = fields.String(metadata={"pattern": TICKET_NUMBER_PATTERN})
 
 
 class OtpRequiredErrorSchema(ErrorSchema):

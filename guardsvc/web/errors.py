@@ -94,7 +94,12 @@ class Cooldown(GuardError):
     message = messages.TICKET_COOLDOWN
 
     def __init__(self, ticket_number):
-        super().__init__(extra={"ticket_number": ticket_number})
+        """``ticket_number`` None: a ticket is pending for this device, but the request does not
+        show it is the one that submitted it, so its number is not told."""
+        if ticket_number is None:
+            super().__init__(messages.TICKET_COOLDOWN_NOT_SHOWN)
+        else:
+            super().__init__(extra={"ticket_number": ticket_number})
         self.ticket_number = ticket_number
 
 
