@@ -68,7 +68,7 @@ def _nginx_conf(prefix, port, guardsvc_port, app_port):
         error_log {prefix}/error.log warn;
         events {{ worker_connections 64; }}
         http {{
-            access_log off;
+            access_log {prefix}/access.log;
         """) + temp + "\n" + site + "\n}\n"
 
 
@@ -86,7 +86,7 @@ def stack(app, tmp_path_factory):
     try:
         _wait_for_port(app_port, upstream, "upstream")
         _wait_for_port(port, nginx, "nginx")
-        yield {"port": port, "guardsvc": guardsvc}
+        yield {"port": port, "guardsvc": guardsvc, "access_log": prefix / "access.log"}
     finally:
         for process in (nginx, upstream):
             process.terminate()
@@ -174,3 +174,14 @@ def test_a_forged_forwarded_for_unblocks_nobody(stack, make_block):
     guardsvc = stack["guardsvc"]
     status = fetch(guardsvc.port, "/api/guard/forward-auth", BLOCKED, forged)[0]
     assert status == 401
+
+
+
+def test_one_time_links_reach_guardsvc_but_never_the_access_log(stack):
+    secret = "rahasia-tautan-sekali-pakai-0123456789abcdef"
+    for path in (f"/guardsvc/banding/tiket/{secret}", f"/guardsvc/masuk/atur-ulang/{secret}"):
+        status, _, text = fetch(stack["port"], path, "127.0.0.1")
+        assert status == 404 and 'href="/guardsvc/banding' in text  # guardsvc answered: an unknown link
+    assert fetch(stack["port"], "/guardsvc/banding", "127.0.0.1")[0] == 200
+    logged = stack["access_log"].read_text()
+    assert "GET /guardsvc/banding " in logged and secret not in logged

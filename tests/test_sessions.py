@@ -200,3 +200,16 @@ def test_a_session_ends_its_absolute_lifetime_after_sign_in_however_active(app, 
         assert client.get("/akun").status_code == 200
     monkeypatch.setattr(clock, "utcnow", lambda: start + timedelta(days=30, minutes=1))
     assert client.get("/akun").status_code == 302
+
+
+def test_behind_a_prefix_guardsvc_cookies_never_reach_the_application_beside_it():
+    from guardsvc import create_app
+
+    proxied = create_app({"TESTING": True, "PROXY_COUNT": 1}).test_client()
+    behind = proxied.get("/masuk", headers={"X-Forwarded-For": "203.0.113.5", "X-Forwarded-Prefix": "/guardsvc"})
+    [session_cookie] = [value for value in behind.headers.getlist("Set-Cookie")
+                        if value.startswith("guardsvc_session=")]
+    assert "Path=/guardsvc" in session_cookie  # the browser sends it to /guardsvc/... only
+    direct = create_app({"TESTING": True}).test_client().get("/masuk")
+    assert any(value.startswith("guardsvc_session=") and "Path=/;" in value
+               for value in direct.headers.getlist("Set-Cookie"))

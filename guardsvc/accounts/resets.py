@@ -21,7 +21,7 @@ from guardsvc.web.errors import ValidationFailed
 from guardsvc.extensions import db
 from guardsvc.web.humantime import human_time
 from guardsvc.web.links import external_url
-from guardsvc.outbox.service import queue_mail
+from guardsvc.outbox.service import compose_mail, store_mail
 from guardsvc.web.useragent import describe_user_agent
 
 SECRET_BYTES = 32
@@ -49,10 +49,15 @@ def request_reset(email, client):
     Returns the new record, or None.
     """
     user = find_user_by_email(email)
+    now = clock.utcnow()
+    # Asked for every e-mail, known or not, like the mail below is composed for every one:
+    # the answer's timing tells no more than its words which addresses have an account.
+    last = db.session.scalar(select(func.max(PasswordReset.created_at)).where(
+        PasswordReset.user_id == (user.id if user is not None else None)))
+    secret = secrets.token_urlsafe(SECRET_BYTES)
+    mail = _compose_reset_mail(user, email, secret, now, client)
     if user is None or not user.is_active:
         return None
-    now = clock.utcnow()
-    last = db.session.scalar(select(func.max(PasswordReset.created_at)).where(PasswordReset.user_id == user.id))
     if last is not None and now - last < RESEND_AFTER:
         return None
     db.session.execute(
@@ -60,19 +65,23 @@ def request_reset(email, client):
         .where(PasswordReset.user_id == user.id, PasswordReset.used_at.is_(None),
                PasswordReset.voided_at.is_(None))
         .values(voided_at=now).execution_options(synchronize_session=False))
-    secret = secrets.token_urlsafe(SECRET_BYTES)
     record = PasswordReset(user_id=user.id, secret_hash=_hash(secret), created_at=now,
                            expires_at=now + timedelta(minutes=lifetime_minutes()),
                            ip_address=client.ip_address)
     db.session.add(record)
     db.session.flush()
-    queue_mail("password_reset", user.email, messages.RESET_MAIL_SUBJECT, "password_reset",
-               name=user.name, email=user.email, minutes=lifetime_minutes(), when=human_time(now),
-               ip_address=client.ip_address,
-               device=describe_user_agent(client.user_agent) or messages.UNRECOGNISED_DEVICE,
-               reset_url=external_url("recovery_pages.reset_form", secret=secret),
-               forgot_url=external_url("recovery_pages.forgot_form"))
+    store_mail(mail)
     return record
+
+
+def _compose_reset_mail(user, email, secret, now, client):
+    """The reset e-mail, composed (for an unknown address too, and then thrown away)."""
+    return compose_mail("password_reset", user.email if user else email, messages.RESET_MAIL_SUBJECT,
+                        "password_reset", name=user.name if user else "", email=user.email if user else email,
+                        minutes=lifetime_minutes(), when=human_time(now), ip_address=client.ip_address,
+                        device=describe_user_agent(client.user_agent) or messages.UNRECOGNISED_DEVICE,
+                        reset_url=external_url("recovery_pages.reset_form", secret=secret),
+                        forgot_url=external_url("recovery_pages.forgot_form"))
 
 
 def find_link(secret):

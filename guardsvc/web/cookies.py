@@ -9,8 +9,18 @@ request only reads its session. Here the serializer is built once per key set
 (rotation through ``SECRET_KEY_FALLBACKS`` still works: a changed key set builds
 a new one), a session nobody touched is not looked at again, and a session that
 was only read gets its ``Vary: Cookie`` without the cookie settings being read.
+
+Served under a path of a guarded site (``X-Forwarded-Prefix`` from a declared
+proxy: ``/guardsvc``), the cookie is scoped to that path, so the browser never
+sends guardsvc's session to the application beside it on the same host.
 """
+from flask import request
 from flask.sessions import SecureCookieSessionInterface
+
+
+def service_cookie_path(app):
+    """The path guardsvc's own cookies (session, trust secret) are scoped to."""
+    return app.config["SESSION_COOKIE_PATH"] or request.script_root or app.config["APPLICATION_ROOT"]
 
 
 class CookieSessionInterface(SecureCookieSessionInterface):
@@ -24,6 +34,9 @@ class CookieSessionInterface(SecureCookieSessionInterface):
             self._serializer = super().get_signing_serializer(app)
             self._keys = keys
         return self._serializer
+
+    def get_cookie_path(self, app):
+        return service_cookie_path(app)
 
     def save_session(self, app, session, response):
         if not (session or session.modified or session.accessed):

@@ -8,6 +8,7 @@ from flask import after_this_request, current_app, g, request
 
 from guardsvc import messages
 from guardsvc.web.addresses import client_ip, normalize_ip  # noqa: F401 (re-exported)
+from guardsvc.web.cookies import service_cookie_path
 from guardsvc.web.doors import is_browser_page
 from guardsvc.web.errors import ValidationFailed
 
@@ -150,7 +151,7 @@ def set_new_device_cookie(response):
 
 
 def issue_trust_cookie(secret):
-    """Send ``secret`` to this browser as its trust secret (HttpOnly, SameSite=Strict, path /).
+    """Send ``secret`` to this browser as its trust secret (HttpOnly, SameSite=Strict, guardsvc's path).
 
     It lasts as long as sign-in trust does (``TRUST_LIFETIME_DAYS``; 0, until
     revoked: the browser's longest). Only its hash is kept by the service.
@@ -160,6 +161,7 @@ def issue_trust_cookie(secret):
     @after_this_request
     def _set(response):
         days = config["TRUST_LIFETIME_DAYS"] or config["DEVICE_COOKIE_DAYS"]
-        response.set_cookie(config["TRUST_COOKIE_NAME"], secret, max_age=days * 24 * 3600, path="/",
+        response.set_cookie(config["TRUST_COOKIE_NAME"], secret, max_age=days * 24 * 3600,
+                            path=service_cookie_path(current_app),
                             httponly=True, samesite="Strict", secure=config["SESSION_COOKIE_SECURE"])
         return response
