@@ -1,6 +1,6 @@
 """A flood of wrong passwords from many addresses: what it costs pages that hash nothing.
 
-Serves guardsvc as ``make run`` does (gunicorn, 2 gthread workers x 4 threads,
+Serves guardsvc as ``make run`` does (gunicorn, 1 gthread worker x 8 threads,
 production Argon2 costs, rate limits on with their defaults), behind a declared
 proxy so that 40+ client addresses can be simulated from loopback. Prints, side
 by side in one run, the latency of the public status page ``/banding/cek`` and
@@ -33,8 +33,8 @@ def percentile(values, share):
 
 def serve(env, port):
     gunicorn = Path(sys.executable).with_name("gunicorn")
-    process = subprocess.Popen([str(gunicorn), "--bind", f"127.0.0.1:{port}", "--workers", "2",
-                                "--worker-class", "gthread", "--threads", "4", "--log-level", "warning",
+    process = subprocess.Popen([str(gunicorn), "--bind", f"127.0.0.1:{port}", "--workers", "1",
+                                "--worker-class", "gthread", "--threads", "8", "--log-level", "warning",
                                 "--no-control-socket", "wsgi:app"], cwd=ROOT, env=env, start_new_session=True)
     for _ in range(300):
         try:
@@ -73,7 +73,7 @@ def measure(url, browser, seconds):
         requests.get(url + "/banding/cek?tiket=TKT-00000000", timeout=60,
                      headers={"X-Forwarded-For": f"198.18.{len(pages) % 250}.{len(pages) // 250 % 250}"})
         pages.append(time.perf_counter() - started)
-        if len(pages) % 40 == 0:  # now and then: a person signs in rarely, and the per-address limit counts
+        if len(pages) % 80 == 0:  # now and then: a person signs in rarely, and the per-address limit counts
             sign_ins.append(sign_in(browser, url))
         time.sleep(0.05)
     return pages, sign_ins
