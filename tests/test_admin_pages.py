@@ -195,3 +195,23 @@ def test_chart_has_a_data_table_alternative(admin_client):
     assert len(rows) == 14
     totals = [re.findall(r'data-label="Jumlah">(\d+)<', cells)[0] for _, cells in rows]
     assert totals.count("1") == 1 and totals.count("0") == 13
+
+
+def test_the_desk_shows_a_device_cookie_as_a_fingerprint_and_blocks_it_by_the_ticket(app, client, make_user):
+    from guardsvc.blocks.service import find_active_block
+    from guardsvc.web.identity import fingerprint
+    from tests.factories import submit_body
+    from tests.pages_support import post_form, sign_in_session, text_of
+
+    browser = app.test_client()
+    browser.set_cookie(app.config["DEVICE_COOKIE_NAME"], "cookie-rahasia-peramban-77")
+    number = browser.post("/api/guard/unblock-tickets/submit", json=submit_body()).get_json()["ticket_number"]
+    sign_in_session(client, make_user(role="admin"))
+    page = text_of(client.get(f"/admin/tiket/{number}"))
+    assert "cookie-rahasia-peramban-77" not in page and fingerprint("cookie-rahasia-peramban-77") in page
+    answer = post_form(client, f"/admin/tiket/{number}/blokir-perangkat", page=f"/admin/tiket/{number}")
+    assert answer.status_code == 303
+    with app.app_context():
+        block = find_active_block(device_id="cookie-rahasia-peramban-77")
+        assert block is not None and block.target == fingerprint("cookie-rahasia-peramban-77")
+    assert "cookie-rahasia-peramban-77" not in text_of(client.get("/admin/blokir"))

@@ -18,8 +18,11 @@ def test_ticket_number_collision_is_retried(ctx, make_ticket, monkeypatch):
 def test_cooldown_names_the_pending_ticket(ctx, make_ticket):
     first = make_ticket(device="d1")
     with pytest.raises(Cooldown) as caught:
-        make_ticket("203.0.113.1", device="d1")
+        make_ticket(first.ip_address, device="d1")
     assert caught.value.ticket_number == first.ticket_number
+    with pytest.raises(Cooldown) as elsewhere:  # the device id alone, from another address
+        make_ticket("203.0.113.1", device="d1")
+    assert elsewhere.value.ticket_number is None
 
 
 def test_submission_records_the_active_block(ctx, make_ticket):

@@ -21,7 +21,7 @@ class TicketSummarySchema(BaseSchema):
     name = Nullable()
     email = Nullable()
     ip_address = Nullable()
-    device_id = Nullable()
+    device_id = Nullable(attribute="device_label")  # a service-issued device cookie as a fingerprint
     created_at = Timestamp()
     resolved_at = Timestamp()
 

@@ -12,6 +12,7 @@ from guardsvc.admin.desk import template_text, ticket_desk_context
 from guardsvc.admin.schemas import TicketListQuerySchema
 from guardsvc.appeals import service as appeals
 from guardsvc.appeals.approval import preview_approval
+from guardsvc.appeals import desk
 from guardsvc.appeals.desk import answered_since_asked
 from guardsvc.appeals.schemas import TicketDecisionSchema
 from guardsvc.appeals.statuses import PENDING
@@ -94,6 +95,19 @@ def decide(ticket_number):
         return redirect(url_for(".ticket", ticket_number=ticket_number), code=303)
     flash(appeals.decision_message(decided), "success")
     return redirect(url_for(".ticket", ticket_number=decided.ticket_number), code=303)
+
+
+@bp.post("/tiket/<path:ticket_number>/blokir-perangkat")
+def block_device(ticket_number):
+    """Block the device the ticket came from (POST + CSRF); back to the ticket (303)."""
+    try:
+        block = desk.block_ticket_device(appeals.find_ticket(ticket_number), actor=current_user,
+                                         origin_ip=client_ip())
+    except InvalidState as refusal:
+        flash(ends_with(refusal).message, "error")
+        return redirect(url_for(".ticket", ticket_number=ticket_number), code=303)
+    flash(messages.BLOCK_CREATED.format(reference=block.reference), "success")
+    return redirect(url_for(".ticket", ticket_number=ticket_number), code=303)
 
 
 def _render_blocks(*, values=None, errors=None, status=200):

@@ -16,6 +16,7 @@ from guardsvc.blocks.models import target_kind
 from guardsvc.blocks.networks import canonical_network, display_target
 from guardsvc.blocks.service import blocks_on_client, lift_blocks
 from guardsvc.crowdsec.source import queue_decision_deletions
+from guardsvc.web.identity import device_label
 
 
 @dataclass
@@ -44,8 +45,10 @@ class ApprovalPlan:
 
     @property
     def allow_device(self):
-        """The device the allow entry is paired with, or None."""
-        return self.allow.get("paired_device_id") if self.allow else None
+        """The device the allow entry is paired with, as people see it (a cookie as a fingerprint), or None."""
+        if not self.allow:
+            return None
+        return device_label(self.allow.get("paired_device_id"), self.allow.get("device_issued"))
 
 
 def _chosen(ranges, lift_ranges):
@@ -75,7 +78,7 @@ def preview_approval(ticket, lift_ranges=False):
     plan.chosen_ranges = _chosen(plan.ranges, lift_ranges)
     if plan.kept_ranges and allow_entry_for(ticket.ip_address, ticket.device_id) is None:
         plan.allow = {"network": canonical_network(ticket.ip_address), "paired_device_id": ticket.device_id,
-                      "from_approval": True}
+                      "device_issued": ticket.device_issued, "from_approval": True}
     return plan
 
 

@@ -7,6 +7,7 @@ from guardsvc.appeals.conversation_models import ADMIN, APPELLANT, ResponseTempl
 from guardsvc.appeals.models import UnblockTicket
 from guardsvc.appeals.statuses import PENDING
 from guardsvc.audit.service import record_event
+from guardsvc.blocks.service import create_block
 from guardsvc.web.errors import InvalidState, NotFound
 from guardsvc.extensions import db
 
@@ -95,3 +96,12 @@ def delete_template(template_id):
     template = get_template(template_id)
     db.session.delete(template)
     return template
+
+
+def block_ticket_device(ticket, *, actor, origin_ip=None):
+    """Block the device a ticket came from, named by the ticket: the desk never shows a device
+    cookie's value, so it blocks by the ticket instead of by a copied id."""
+    if not ticket.device_id:
+        raise InvalidState(messages.TICKET_HAS_NO_DEVICE)
+    return create_block(device_id=ticket.device_id, device_issued=ticket.device_issued, actor=actor,
+                        origin_ip=origin_ip, reason=messages.TICKET_DEVICE_BLOCK_REASON.format(ticket=ticket.ticket_number))

@@ -1,13 +1,14 @@
 """Unblock appeal tickets."""
 from datetime import datetime
 
-from sqlalchemy import CheckConstraint, ForeignKey, Index, String, Text, text
+from sqlalchemy import CheckConstraint, false, ForeignKey, Index, String, text, Text
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from guardsvc.storage import clock
 from guardsvc.appeals.statuses import PENDING, STATUSES
 from guardsvc.storage.columns import one_of
 from guardsvc.extensions import db
+from guardsvc.web.identity import device_label
 
 PENDING_WITHOUT_DEVICE = text(f"status = '{PENDING}' AND device_id IS NULL")
 PENDING_WITH_DEVICE = text(f"status = '{PENDING}' AND device_id IS NOT NULL")
@@ -45,6 +46,8 @@ class UnblockTicket(db.Model):
     reason: Mapped[str | None] = mapped_column(Text)
     ip_address: Mapped[str | None] = mapped_column(String(45))
     device_id: Mapped[str | None] = mapped_column(String(64))
+    # The device id is the browser's service-issued device cookie (shown only as a fingerprint).
+    device_issued: Mapped[bool] = mapped_column(default=False, server_default=false())
     local_ip: Mapped[str | None] = mapped_column(String(45))
     user_agent: Mapped[str | None] = mapped_column(String(255))
     block_id: Mapped[int | None] = mapped_column(ForeignKey("blocks.id", ondelete="SET NULL"))
@@ -65,6 +68,10 @@ class UnblockTicket(db.Model):
     block = relationship("Block")
     resolved_by = relationship("User", foreign_keys=[resolved_by_id])
     claimed_by = relationship("User", foreign_keys=[claimed_by_id])
+
+    @property
+    def device_label(self):
+        return device_label(self.device_id, self.device_issued)
 
     @property
     def is_pending(self):

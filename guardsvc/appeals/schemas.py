@@ -77,7 +77,7 @@ class AllowEntryRefSchema(BaseSchema):
     id = fields.Integer()
     target = fields.Function(display_target_of, metadata={"type": "string"})
     # The device the entry is paired with (both must match), and when it ends.
-    device_id = Nullable(attribute="paired_device_id")
+    device_id = Nullable(attribute="paired_device_label")
     expires_at = Timestamp()
 
 

@@ -83,6 +83,7 @@ def submit_ticket(client, *, name, email, reason, phone=None):
         raise _cooldown(client, existing) if existing else TooManyPending()
     values = dict(name=name, email=email, phone=phone, reason=reason, ip_address=client.ip_address,
                   device_id=client.device_id, local_ip=client.local_ip, user_agent=client.user_agent,
+                  device_issued=bool(client.device_id) and client.device_id == client.device_cookie,
                   block_id=find_active_block_id(client.ip_address, client.device_id, client.local_ip),
                   status=PENDING, created_at=clock.utcnow())
     for _ in range(MAX_ATTEMPTS):

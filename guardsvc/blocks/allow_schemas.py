@@ -24,8 +24,8 @@ class AllowEntrySchema(BaseSchema):
     kind = fields.Function(block_kind)
     target = fields.Function(display_target_of)
     network = Nullable()
-    device_id = Nullable()
-    paired_device_id = Nullable()
+    device_id = Nullable(attribute="device_label")  # a service-issued device cookie as a fingerprint
+    paired_device_id = Nullable(attribute="paired_device_label")
     from_approval = fields.Boolean()
     reason = Nullable()
     active = fields.Function(lambda e: e.is_active_at(clock.utcnow()))

@@ -21,7 +21,7 @@ def audit_target(entry):
 
 
 def add_allow_entry(*, network=None, device_id=None, reason=None, expires_at=None, minutes=None,
-                    actor=None, origin_ip=None, paired_device_id=None, from_approval=False):
+                    actor=None, origin_ip=None, paired_device_id=None, from_approval=False, device_issued=False):
     """Allow an IP/CIDR or a device id (exactly one), optionally until ``expires_at``; audited.
 
     ``paired_device_id`` narrows an address entry to that device there;
@@ -32,7 +32,7 @@ def add_allow_entry(*, network=None, device_id=None, reason=None, expires_at=Non
     entry = AllowEntry(network=network, device_id=device_id, reason=reason, created_at=now,
                        expires_at=checked_expiry(now, minutes, expires_at),
                        created_by_id=actor.id if actor else None, paired_device_id=paired_device_id,
-                       from_approval=from_approval)
+                       from_approval=from_approval, device_issued=device_issued)
     db.session.add(entry)
     db.session.flush()
     record_event("allow.created", audit_target(entry), actor=actor, ip_address=origin_ip, details={

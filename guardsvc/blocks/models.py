@@ -7,6 +7,7 @@ from sqlalchemy.orm import Mapped, mapped_column, relationship
 from guardsvc.storage import clock
 from guardsvc.blocks.networks import is_single_address
 from guardsvc.extensions import db
+from guardsvc.web.identity import device_label
 
 NOT_LIFTED = text("lifted_at IS NULL")
 FROM_ELSEWHERE = text("origin IS NOT NULL")
@@ -54,6 +55,8 @@ class Block(db.Model):
     # None: made in guardsvc. Else the system it was imported from and that system's decision id.
     origin: Mapped[str | None] = mapped_column(String(16))
     source_decision_id: Mapped[int | None] = mapped_column(BigInteger)
+    # The device id is a browser's service-issued device cookie (shown only as a fingerprint).
+    device_issued: Mapped[bool] = mapped_column(default=False, server_default=false())
 
     created_by = relationship("User", foreign_keys=[created_by_id])
     lifted_by = relationship("User", foreign_keys=[lifted_by_id])
@@ -69,7 +72,12 @@ class Block(db.Model):
 
     @property
     def target(self):
-        return self.network if self.network is not None else self.device_id
+        """The address or range, or the device as people see it (a service-issued one as a fingerprint)."""
+        return self.network if self.network is not None else self.device_label
+
+    @property
+    def device_label(self):
+        return device_label(self.device_id, self.device_issued)
 
 
 NOT_REMOVED = text("removed_at IS NULL")
@@ -102,6 +110,12 @@ class AllowEntry(db.Model):
     paired_device_id: Mapped[str | None] = mapped_column(String(64))
     # Made by an approval: it outranks only the blocks that existed when it was made.
     from_approval: Mapped[bool] = mapped_column(default=False, server_default=false())
+    # ``device_id`` / ``paired_device_id`` is a service-issued device cookie (shown only as a fingerprint).
+    device_issued: Mapped[bool] = mapped_column(default=False, server_default=false())
+
+    @property
+    def paired_device_label(self):
+        return device_label(self.paired_device_id, self.device_issued)
 
     created_by = relationship("User", foreign_keys=[created_by_id])
     removed_by = relationship("User", foreign_keys=[removed_by_id])
@@ -125,4 +139,9 @@ class AllowEntry(db.Model):
 
     @property
     def target(self):
-        return self.network if self.network is not None else self.device_id
+        """The address or range, or the device as people see it (a service-issued one as a fingerprint)."""
+        return self.network if self.network is not None else self.device_label
+
+    @property
+    def device_label(self):
+        return device_label(self.device_id, self.device_issued)

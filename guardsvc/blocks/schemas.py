@@ -121,7 +121,7 @@ def block_kind(block):
 
 def display_target_of(record):
     """What a block or an allow entry targets, as people write it."""
-    return display_target(record.network) if record.network else record.device_id
+    return display_target(record.network) if record.network else record.target
 
 
 class BlockSchema(BaseSchema):
@@ -131,7 +131,7 @@ class BlockSchema(BaseSchema):
     kind = fields.Function(block_kind, metadata={"type": "string", "enum": ["ip", "cidr", "device"]})
     target = fields.Function(display_target_of, metadata={"type": "string"})
     network = Nullable()
-    device_id = Nullable()
+    device_id = Nullable(attribute="device_label")  # a service-issued device cookie as a fingerprint
     local_ip = Nullable()
     reason = Nullable()
     active = fields.Function(lambda b: b.is_active_at(clock.utcnow()), metadata={"type": "boolean"})
