@@ -1,11 +1,12 @@
 """guardsvc: who is trusted, and a fair way back in for blocked clients."""
 import logging
+import sys
 from pathlib import Path
 
 from flask import Flask
 from werkzeug.middleware.proxy_fix import ProxyFix
 
-from guardsvc.config import load_settings
+from guardsvc.config import SettingsError, load_settings
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 
@@ -17,7 +18,14 @@ def create_app(config=None):
                 static_folder=str(PROJECT_ROOT / "static"))
     # Owner only: it holds the secret key and, by default, the database.
     Path(app.instance_path).mkdir(mode=0o700, parents=True, exist_ok=True)
-    app.config.update(load_settings(app.instance_path))
+    try:
+        app.config.update(load_settings(app.instance_path))
+    except SettingsError as problems:
+        if config is not None:  # a caller that builds its own app (tests) handles it
+            raise
+        # `flask ...` and `gunicorn wsgi:app`: one readable message and a non-zero exit, no traceback.
+        sys.stderr.write(f"{problems}\n")
+        raise SystemExit(2) from None
     app.config.update(config or {})
     configure_logging(app)
     trust_proxies(app)

@@ -1,33 +1,92 @@
-"""Settings. The only module that reads ``os.environ`` (``GUARDSVC_*``)."""
+"""Settings. The only module that reads ``os.environ`` (``GUARDSVC_*``).
+
+Every setting is read through one ``_Reader``, which checks it as it reads it
+(numbers and their ranges, strict booleans, rate-limit strings, URLs, the time
+zone) and collects every problem; ``load_settings`` then refuses to start with
+all of them in one ``SettingsError``. A secret may come from a file:
+``GUARDSVC_<NAME>_FILE`` names the file holding it (Docker and systemd secrets).
+"""
 import logging
 import os
 import secrets
 from pathlib import Path
+from urllib.parse import urlsplit
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 PREFIX = "GUARDSVC_"
+TRUE, FALSE = {"1", "true", "yes", "on"}, {"0", "false", "no", "off"}
 
 
-def _env(name, default=None):
-    value = os.environ.get(PREFIX + name)
-    return default if value is None or value == "" else value
+class SettingsError(ValueError):
+    """The settings cannot be used; ``problems`` lists every one, each naming its variable."""
+
+    def __init__(self, problems):
+        self.problems = list(problems)
+        super().__init__("guardsvc cannot start, its settings have problems:\n"
+                         + "\n".join(f"  - {problem}" for problem in self.problems))
 
 
-def _env_bool(name, default=False):
-    value = _env(name)
-    if value is None:
-        return default
-    return value.strip().lower() in {"1", "true", "yes", "on"}
+class _Reader:
+    """Reads ``GUARDSVC_*`` variables, checking each, and collects what is wrong."""
 
+    def __init__(self):
+        self.problems = []
 
-def _env_int(name, default):
-    value = _env(name)
-    return default if value is None else int(value)
+    def text(self, name, default=None):
+        path = os.environ.get(PREFIX + name + "_FILE")
+        if path:
+            try:
+                return Path(path).read_text(encoding="utf-8").strip() or default
+            except OSError as exc:
+                self.problems.append(f"{PREFIX}{name}_FILE: cannot read {path!r} ({exc.strerror})")
+                return default
+        value = os.environ.get(PREFIX + name)
+        return default if value is None or value == "" else value
 
+    def flag(self, name, default=False):
+        value = self.text(name)
+        if value is None:
+            return default
+        if value.strip().lower() in TRUE:
+            return True
+        if value.strip().lower() not in FALSE:
+            self.problems.append(f"{PREFIX}{name}: {value!r} is not a yes/no value (true/false, 1/0, yes/no, on/off)")
+        return False
 
-def _env_float(name, default):
-    value = _env(name)
-    return default if value is None else float(value)
+    def number(self, name, default, *, kind=int, minimum=0):
+        value = self.text(name)
+        if value is None:
+            return default
+        try:
+            number = kind(value)
+        except ValueError:
+            self.problems.append(f"{PREFIX}{name}: {value!r} is not a {'whole ' if kind is int else ''}number")
+            return default
+        if number < minimum:
+            self.problems.append(f"{PREFIX}{name}: {value} is below the smallest allowed value, {minimum}")
+            return default
+        return number
+
+    def limit(self, name, default):
+        from limits import parse_many
+
+        value = self.text(name, default)
+        try:
+            parse_many(value)
+        except ValueError:
+            self.problems.append(f"{PREFIX}{name}: {value!r} is not a rate limit (e.g. \"10 per minute;100 per day\")")
+            return default
+        return value
+
+    def url(self, name, default):
+        value = self.text(name)
+        if value is None:
+            return default
+        parts = urlsplit(value)
+        if parts.scheme not in ("http", "https") or not parts.netloc:
+            self.problems.append(f"{PREFIX}{name}: {value!r} is not an http:// or https:// address")
+            return default
+        return value
 
 
 def shared_secret_key(instance_path):
@@ -54,9 +113,9 @@ def shared_secret_key(instance_path):
     return path.read_text().strip()
 
 
-def _cheap_password_hashes_for_tests():
+def _cheap_password_hashes_for_tests(read):
     """The test suite's switch to the smallest Argon2id costs; loud, so it is never on unnoticed."""
-    on = _env_bool("TESTING_CHEAP_PASSWORD_HASHES", False)
+    on = read.flag("TESTING_CHEAP_PASSWORD_HASHES", False)
     if on:
         logging.getLogger(__name__).warning(
             "GUARDSVC_TESTING_CHEAP_PASSWORD_HASHES is on: passwords are hashed with test-only costs "
@@ -64,125 +123,154 @@ def _cheap_password_hashes_for_tests():
     return on
 
 
-def local_timezone():
-    """The IANA zone people read times in (``Asia/Jakarta`` = WIB); refuses an unknown name."""
-    name = _env("TIMEZONE", "Asia/Jakarta")
+def local_timezone(read=None):
+    """The IANA zone people read times in (``Asia/Jakarta`` = WIB); an unknown name is a problem."""
+    read = read or _Reader()
+    name = read.text("TIMEZONE", "Asia/Jakarta")
     try:
         ZoneInfo(name)
-    except (ZoneInfoNotFoundError, ValueError) as exc:
-        raise ValueError(f"GUARDSVC_TIMEZONE: unknown time zone {name!r}") from exc
+    except (ZoneInfoNotFoundError, ValueError):
+        read.problems.append(f"GUARDSVC_TIMEZONE: unknown time zone {name!r}")
+        return "Asia/Jakarta"
     return name
 
 
 def load_settings(instance_path):
-    """Build the Flask config mapping from ``GUARDSVC_*`` environment variables."""
-    database_url = _env("DATABASE_URL") or "sqlite:///" + str(Path(instance_path) / "guardsvc.db")
+    """Build the Flask config mapping from ``GUARDSVC_*`` environment variables.
+
+    Raises SettingsError listing every problem at once.
+    """
+    read = _Reader()
+    database_url = read.text("DATABASE_URL") or "sqlite:///" + str(Path(instance_path) / "guardsvc.db")
     if database_url.startswith("postgres://"):
         database_url = "postgresql://" + database_url[len("postgres://"):]
     if database_url.startswith("postgresql://"):
         database_url = "postgresql+psycopg://" + database_url[len("postgresql://"):]
-    storage_uri = _env("RATELIMIT_STORAGE_URI", "memory://")
-    storage_timeout = _env_float("RATELIMIT_STORAGE_TIMEOUT_SECONDS", 0.5)
+    storage_uri = read.text("RATELIMIT_STORAGE_URI", "memory://")
+    storage_timeout = read.number("RATELIMIT_STORAGE_TIMEOUT_SECONDS", kind=float, default=0.5)
     if storage_uri.startswith("memory://"):
         # The same in-process store with a ceiling on its counters (guardsvc.ratelimits.memory).
-        storage_uri = f"guardsvc-memory://?max_keys={_env_int('RATELIMIT_MEMORY_MAX_KEYS', 50_000)}"
-    return {
-        "SECRET_KEY": _env("SECRET_KEY") or shared_secret_key(instance_path),
+        storage_uri = f"guardsvc-memory://?max_keys={read.number('RATELIMIT_MEMORY_MAX_KEYS', 50_000)}"
+    settings = {
+        "SECRET_KEY": read.text("SECRET_KEY") or shared_secret_key(instance_path),
         # Earlier keys still accepted (sessions, sealed secrets, recovery codes): key rotation.
-        "SECRET_KEY_FALLBACKS": [key.strip() for key in (_env("SECRET_KEY_FALLBACKS") or "").split(",")
+        "SECRET_KEY_FALLBACKS": [key.strip() for key in (read.text("SECRET_KEY_FALLBACKS") or "").split(",")
                                  if key.strip()],
         "SQLALCHEMY_DATABASE_URI": database_url,
         "SQLALCHEMY_ENGINE_OPTIONS": {"pool_pre_ping": True},
         # Every wait on the database is bounded (guardsvc.storage.database): a database
         # that is down or hangs turns into a 503 within seconds, never a stuck worker.
-        "DATABASE_CONNECT_TIMEOUT_SECONDS": _env_int("DATABASE_CONNECT_TIMEOUT_SECONDS", 3),
-        "DATABASE_STATEMENT_TIMEOUT_SECONDS": _env_float("DATABASE_STATEMENT_TIMEOUT_SECONDS", 5),
-        "DATABASE_POOL_TIMEOUT_SECONDS": _env_float("DATABASE_POOL_TIMEOUT_SECONDS", 5),
-        "SQLITE_BUSY_TIMEOUT_SECONDS": _env_float("SQLITE_BUSY_TIMEOUT_SECONDS", 5),
-        "PROXY_COUNT": _env_int("PROXY_COUNT", 0),
+        "DATABASE_CONNECT_TIMEOUT_SECONDS": read.number("DATABASE_CONNECT_TIMEOUT_SECONDS", 3),
+        "DATABASE_STATEMENT_TIMEOUT_SECONDS": read.number("DATABASE_STATEMENT_TIMEOUT_SECONDS", kind=float, default=5),
+        "DATABASE_POOL_TIMEOUT_SECONDS": read.number("DATABASE_POOL_TIMEOUT_SECONDS", kind=float, default=5),
+        "SQLITE_BUSY_TIMEOUT_SECONDS": read.number("SQLITE_BUSY_TIMEOUT_SECONDS", kind=float, default=5),
+        "PROXY_COUNT": read.number("PROXY_COUNT", 0),
         # Links in e-mails: where `make run` serves unless the operator says otherwise.
-        "BASE_URL": _env("BASE_URL", "http://" + _env("BIND", "127.0.0.1:8000")).rstrip("/"),
-        "BASE_URL_CONFIGURED": _env("BASE_URL") is not None,
+        "BASE_URL": read.url("BASE_URL", "http://" + read.text("BIND", "127.0.0.1:8000")).rstrip("/"),
+        "BASE_URL_CONFIGURED": read.text("BASE_URL") is not None,
         "MAX_CONTENT_LENGTH": 64 * 1024,
-        "TESTING_CHEAP_PASSWORD_HASHES": _cheap_password_hashes_for_tests(),
+        "TESTING_CHEAP_PASSWORD_HASHES": _cheap_password_hashes_for_tests(read),
         "SESSION_COOKIE_HTTPONLY": True,
         "SESSION_COOKIE_SAMESITE": "Lax",
-        "SESSION_COOKIE_SECURE": _env_bool("SESSION_COOKIE_SECURE", False),
+        "SESSION_COOKIE_SECURE": read.flag("SESSION_COOKIE_SECURE", False),
         "SESSION_COOKIE_NAME": "guardsvc_session",
         "DEVICE_COOKIE_NAME": "guardsvc_device",
         # The trust secret of "Percayai perangkat ini": HttpOnly, SameSite=Strict, its own cookie.
         "TRUST_COOKIE_NAME": "guardsvc_trust",
         "DEVICE_COOKIE_DAYS": 400,
         # Behind a proxy the cookie may have to reach several hosts or paths of one site.
-        "DEVICE_COOKIE_DOMAIN": _env("DEVICE_COOKIE_DOMAIN"),
-        "DEVICE_COOKIE_PATH": _env("DEVICE_COOKIE_PATH", "/"),
-        "FORWARD_AUTH_SECRET": _env("FORWARD_AUTH_SECRET"),
-        "SITE_NAME": _env("SITE_NAME"),
-        "CONTACT": _env("CONTACT"),
+        "DEVICE_COOKIE_DOMAIN": read.text("DEVICE_COOKIE_DOMAIN"),
+        "DEVICE_COOKIE_PATH": read.text("DEVICE_COOKIE_PATH", "/"),
+        "FORWARD_AUTH_SECRET": read.text("FORWARD_AUTH_SECRET"),
+        "SITE_NAME": read.text("SITE_NAME"),
+        "CONTACT": read.text("CONTACT"),
         "WTF_CSRF_CHECK_DEFAULT": False,
         "WTF_CSRF_TIME_LIMIT": None,
         "WTF_CSRF_SSL_STRICT": False,
-        "RATELIMIT_ENABLED": _env_bool("RATELIMIT_ENABLED", True),
+        "RATELIMIT_ENABLED": read.flag("RATELIMIT_ENABLED", True),
         "RATELIMIT_STORAGE_URI": storage_uri,
         # Redis only: a store that is down or hangs costs a request at most this long (then memory).
         "RATELIMIT_STORAGE_OPTIONS": ({"socket_timeout": storage_timeout,
                                        "socket_connect_timeout": storage_timeout}
                                       if storage_uri.startswith(("redis", "rediss")) else {}),
-        "RATELIMIT_KEY_PREFIX": _env("RATELIMIT_KEY_PREFIX", "guardsvc"),
-        "RATELIMIT_SUBMIT": _env("RATELIMIT_SUBMIT", "20 per minute;200 per day"),
-        "RATELIMIT_AUTH": _env("RATELIMIT_AUTH", "10 per minute"),
-        "RATELIMIT_CHECK": _env("RATELIMIT_CHECK", "60 per minute"),
-        "RATELIMIT_REPLY": _env("RATELIMIT_REPLY", "10 per minute;100 per day"),
-        "ADMIN_DIGEST_MINUTES": _env_int("ADMIN_DIGEST_MINUTES", 5),
-        "PENDING_PER_IP": _env_int("PENDING_PER_IP", 5),
+        "RATELIMIT_KEY_PREFIX": read.text("RATELIMIT_KEY_PREFIX", "guardsvc"),
+        "RATELIMIT_SUBMIT": read.limit("RATELIMIT_SUBMIT", "20 per minute;200 per day"),
+        "RATELIMIT_AUTH": read.limit("RATELIMIT_AUTH", "10 per minute"),
+        "RATELIMIT_CHECK": read.limit("RATELIMIT_CHECK", "60 per minute"),
+        "RATELIMIT_REPLY": read.limit("RATELIMIT_REPLY", "10 per minute;100 per day"),
+        "ADMIN_DIGEST_MINUTES": read.number("ADMIN_DIGEST_MINUTES", 5),
+        "PENDING_PER_IP": read.number("PENDING_PER_IP", 5),
         # How long the allow entry an approval makes (address and device together) lasts.
-        "APPEAL_ALLOW_DAYS": _env_int("APPEAL_ALLOW_DAYS", 30),
-        "APPEAL_MIN_FILL_SECONDS": _env_int("APPEAL_MIN_FILL_SECONDS", 3),
-        "TRUST_LIFETIME_DAYS": _env_int("TRUST_LIFETIME_DAYS", 90),
-        "MAIL_SERVER": _env("MAIL_SERVER"),
-        "MAIL_PORT": _env_int("MAIL_PORT", 25),
-        "MAIL_USERNAME": _env("MAIL_USERNAME"),
-        "MAIL_PASSWORD": _env("MAIL_PASSWORD"),
-        "MAIL_USE_TLS": _env_bool("MAIL_USE_TLS", False),
-        "MAIL_USE_SSL": _env_bool("MAIL_USE_SSL", False),
-        "MAIL_DEFAULT_SENDER": _env("MAIL_DEFAULT_SENDER", "guardsvc <no-reply@localhost>"),
+        "APPEAL_ALLOW_DAYS": read.number("APPEAL_ALLOW_DAYS", 30),
+        "APPEAL_MIN_FILL_SECONDS": read.number("APPEAL_MIN_FILL_SECONDS", 3),
+        "TRUST_LIFETIME_DAYS": read.number("TRUST_LIFETIME_DAYS", 90),
+        "MAIL_SERVER": read.text("MAIL_SERVER"),
+        "MAIL_PORT": read.number("MAIL_PORT", 25),
+        "MAIL_USERNAME": read.text("MAIL_USERNAME"),
+        "MAIL_PASSWORD": read.text("MAIL_PASSWORD"),
+        "MAIL_USE_TLS": read.flag("MAIL_USE_TLS", False),
+        "MAIL_USE_SSL": read.flag("MAIL_USE_SSL", False),
+        "MAIL_DEFAULT_SENDER": read.text("MAIL_DEFAULT_SENDER", "guardsvc <no-reply@localhost>"),
         "MAIL_SUPPRESS_SEND": False,
-        "MAIL_TIMEOUT_SECONDS": _env_int("MAIL_TIMEOUT_SECONDS", 15),
-        "MAIL_MAX_ATTEMPTS": _env_int("MAIL_MAX_ATTEMPTS", 10),
-        "MAIL_RETRY_SECONDS": _env_int("MAIL_RETRY_SECONDS", 30),
-        "MAIL_POLL_SECONDS": _env_int("MAIL_POLL_SECONDS", 5),
+        "MAIL_TIMEOUT_SECONDS": read.number("MAIL_TIMEOUT_SECONDS", 15),
+        "MAIL_MAX_ATTEMPTS": read.number("MAIL_MAX_ATTEMPTS", 10),
+        "MAIL_RETRY_SECONDS": read.number("MAIL_RETRY_SECONDS", 30),
+        "MAIL_POLL_SECONDS": read.number("MAIL_POLL_SECONDS", 5),
         # Retention of personal data (contract section 10), applied by `flask worker` and `flask purge`.
-        "RETENTION_DAYS": _env_int("RETENTION_DAYS", 30),
-        "SIGNIN_HISTORY_DAYS": _env_int("SIGNIN_HISTORY_DAYS", 90),
-        "PURGE_INTERVAL_SECONDS": _env_int("PURGE_INTERVAL_SECONDS", 3600),
-        "RATELIMIT_CODE": _env("RATELIMIT_CODE", "10 per minute;50 per hour"),
-        "ACCOUNT_PASSWORD_FAILURES": _env_int("ACCOUNT_PASSWORD_FAILURES", 10),
-        "ACCOUNT_CODE_FAILURES": _env_int("ACCOUNT_CODE_FAILURES", 5),
-        "ACCOUNT_FAILURE_WINDOW_MINUTES": _env_int("ACCOUNT_FAILURE_WINDOW_MINUTES", 15),
+        "RETENTION_DAYS": read.number("RETENTION_DAYS", 30),
+        "SIGNIN_HISTORY_DAYS": read.number("SIGNIN_HISTORY_DAYS", 90),
+        "PURGE_INTERVAL_SECONDS": read.number("PURGE_INTERVAL_SECONDS", 3600),
+        "RATELIMIT_CODE": read.limit("RATELIMIT_CODE", "10 per minute;50 per hour"),
+        "ACCOUNT_PASSWORD_FAILURES": read.number("ACCOUNT_PASSWORD_FAILURES", 10),
+        "ACCOUNT_CODE_FAILURES": read.number("ACCOUNT_CODE_FAILURES", 5),
+        "ACCOUNT_FAILURE_WINDOW_MINUTES": read.number("ACCOUNT_FAILURE_WINDOW_MINUTES", 15),
         # Password hashes a process runs at once; beyond them a request gets 503 at once.
-        "HASH_CONCURRENCY": _env_int("HASH_CONCURRENCY", 2),
-        "SIGNIN_CODE_MINUTES": _env_int("SIGNIN_CODE_MINUTES", 5),
+        "HASH_CONCURRENCY": read.number("HASH_CONCURRENCY", 2),
+        "SIGNIN_CODE_MINUTES": read.number("SIGNIN_CODE_MINUTES", 5),
         # Server-side sessions end after this many days without a request.
-        "SESSION_IDLE_DAYS": _env_int("SESSION_IDLE_DAYS", 14),
+        "SESSION_IDLE_DAYS": read.number("SESSION_IDLE_DAYS", 14),
         # However active, a session ends this many days after its sign-in.
-        "SESSION_ABSOLUTE_DAYS": _env_int("SESSION_ABSOLUTE_DAYS", 30),
+        "SESSION_ABSOLUTE_DAYS": read.number("SESSION_ABSOLUTE_DAYS", 30),
         # Sensitive account changes need the password (and code) entered this recently.
-        "REAUTH_MINUTES": _env_int("REAUTH_MINUTES", 10),
-        "PASSWORD_RESET_MINUTES": _env_int("PASSWORD_RESET_MINUTES", 30),
-        "RATELIMIT_RESET": _env("RATELIMIT_RESET", "5 per minute;20 per hour"),
+        "REAUTH_MINUTES": read.number("REAUTH_MINUTES", 10),
+        "PASSWORD_RESET_MINUTES": read.number("PASSWORD_RESET_MINUTES", 30),
+        "RATELIMIT_RESET": read.limit("RATELIMIT_RESET", "5 per minute;20 per hour"),
         # CrowdSec as a source of blocks (opt-in: all unset, nothing is pulled). The worker pulls the
         # LAPI's decision stream with the bouncer key and deletes decisions as the machine.
-        "CROWDSEC_LAPI_URL": (_env("CROWDSEC_LAPI_URL") or "").rstrip("/") or None,
-        "CROWDSEC_BOUNCER_KEY": _env("CROWDSEC_BOUNCER_KEY"),
-        "CROWDSEC_MACHINE_ID": _env("CROWDSEC_MACHINE_ID"),
-        "CROWDSEC_MACHINE_PASSWORD": _env("CROWDSEC_MACHINE_PASSWORD"),
+        "CROWDSEC_LAPI_URL": (read.text("CROWDSEC_LAPI_URL") or "").rstrip("/") or None,
+        "CROWDSEC_BOUNCER_KEY": read.text("CROWDSEC_BOUNCER_KEY"),
+        "CROWDSEC_MACHINE_ID": read.text("CROWDSEC_MACHINE_ID"),
+        "CROWDSEC_MACHINE_PASSWORD": read.text("CROWDSEC_MACHINE_PASSWORD"),
         # Decisions of these origins become blocks (CAPI's community list is tens of thousands).
-        "CROWDSEC_ORIGINS": _env("CROWDSEC_ORIGINS", "crowdsec,cscli"),
-        "CROWDSEC_PULL_SECONDS": _env_int("CROWDSEC_PULL_SECONDS", 10),
-        "CROWDSEC_TIMEOUT_SECONDS": _env_float("CROWDSEC_TIMEOUT_SECONDS", 10),
-        "CROWDSEC_RETRY_SECONDS": _env_int("CROWDSEC_RETRY_SECONDS", 30),
-        "LOG_LEVEL": _env("LOG_LEVEL", "INFO"),
+        "CROWDSEC_ORIGINS": read.text("CROWDSEC_ORIGINS", "crowdsec,cscli"),
+        "CROWDSEC_PULL_SECONDS": read.number("CROWDSEC_PULL_SECONDS", 10),
+        "CROWDSEC_TIMEOUT_SECONDS": read.number("CROWDSEC_TIMEOUT_SECONDS", kind=float, default=10),
+        "CROWDSEC_RETRY_SECONDS": read.number("CROWDSEC_RETRY_SECONDS", 30),
+        "LOG_LEVEL": read.text("LOG_LEVEL", "INFO"),
         # Pages and e-mails: Indonesian formats in local time; JSON stays UTC.
         "BABEL_DEFAULT_LOCALE": "id",
-        "BABEL_DEFAULT_TIMEZONE": local_timezone(),
+        "BABEL_DEFAULT_TIMEZONE": local_timezone(read),
     }
+    _check_together(settings, read)
+    if read.problems:
+        raise SettingsError(read.problems)
+    return settings
+
+
+def _check_together(settings, read):
+    """Rules about several settings at once."""
+    shared = not settings["SQLALCHEMY_DATABASE_URI"].startswith("sqlite")
+    if shared and not read.text("SECRET_KEY"):
+        read.problems.append("GUARDSVC_SECRET_KEY: must be set when the database is shared (not SQLite): "
+                             "every node must sign sessions and seal secrets with the same key")
+    workers = read_int_quietly(os.environ.get("WEB_CONCURRENCY"))
+    if settings["RATELIMIT_STORAGE_URI"].startswith("guardsvc-memory://") and workers > 1:
+        read.problems.append("GUARDSVC_RATELIMIT_STORAGE_URI: memory:// counts per process; with "
+                             f"WEB_CONCURRENCY={workers} workers use redis://... instead")
+
+
+def read_int_quietly(value, default=1):
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return default

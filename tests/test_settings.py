@@ -1,0 +1,66 @@
+"""Settings are checked at start: every problem in one readable message, a non-zero exit, no traceback."""
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from guardsvc.config import SettingsError, load_settings
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture()
+def clean_env(monkeypatch):
+    for name in list(os.environ):
+        if name.startswith("GUARDSVC_") and name not in ("GUARDSVC_SECRET_KEY", "GUARDSVC_TESTING_CHEAP_PASSWORD_HASHES"):
+            monkeypatch.delenv(name)
+    return monkeypatch
+
+
+def problems_of(tmp_path):
+    with pytest.raises(SettingsError) as caught:
+        load_settings(str(tmp_path))
+    return "\n".join(caught.value.problems)
+
+
+@pytest.mark.parametrize("name, value, says", [
+    ("RATELIMIT_SUBMIT", "lots", "not a rate limit"),
+    ("RATELIMIT_ENABLED", "maybe", "not a yes/no value"),
+    ("PROXY_COUNT", "-1", "below the smallest allowed value"),
+    ("PROXY_COUNT", "two", "not a whole number"),
+    ("BASE_URL", "ftp://x", "not an http:// or https:// address"),
+    ("TIMEZONE", "Mars/Olympus", "unknown time zone"),
+    ("DATABASE_STATEMENT_TIMEOUT_SECONDS", "soon", "not a number"),
+])
+def test_each_bad_setting_is_named(clean_env, tmp_path, name, value, says):
+    clean_env.setenv(f"GUARDSVC_{name}", value)
+    found = problems_of(tmp_path)
+    assert f"GUARDSVC_{name}" in found and says in found
+
+
+def test_a_shared_database_needs_a_shared_secret_key(clean_env, tmp_path):
+    clean_env.delenv("GUARDSVC_SECRET_KEY")
+    clean_env.setenv("GUARDSVC_DATABASE_URL", "postgresql://db.example/guardsvc")
+    assert "GUARDSVC_SECRET_KEY" in problems_of(tmp_path)
+    clean_env.setenv("GUARDSVC_SECRET_KEY_FILE", str(tmp_path / "key"))
+    (tmp_path / "key").write_text("kunci-bersama\n")
+    assert load_settings(str(tmp_path))["SECRET_KEY"] == "kunci-bersama"  # a secret from a file
+
+
+def test_memory_limits_are_refused_with_several_workers(clean_env, tmp_path):
+    clean_env.setenv("WEB_CONCURRENCY", "2")
+    assert "GUARDSVC_RATELIMIT_STORAGE_URI" in problems_of(tmp_path)
+    clean_env.setenv("GUARDSVC_RATELIMIT_STORAGE_URI", "redis://127.0.0.1:6379/0")
+    load_settings(str(tmp_path))
+
+
+def test_the_command_line_lists_every_problem_and_exits_without_a_traceback(tmp_path):
+    env = {**os.environ, "GUARDSVC_RATELIMIT_SUBMIT": "lots", "GUARDSVC_PROXY_COUNT": "-1",
+           "GUARDSVC_MAIL_USE_TLS": "kadang", "GUARDSVC_BASE_URL": "ftp://x"}
+    run = subprocess.run([sys.executable, "-m", "flask", "--app", "guardsvc", "users", "list"], cwd=ROOT,
+                         env=env, capture_output=True, text=True, timeout=120)
+    assert run.returncode != 0 and "Traceback" not in run.stderr + run.stdout
+    for name in ("RATELIMIT_SUBMIT", "PROXY_COUNT", "MAIL_USE_TLS", "BASE_URL"):
+        assert f"GUARDSVC_{name}" in run.stderr
