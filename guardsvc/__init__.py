@@ -38,8 +38,9 @@ def create_app(config=None):
 
 
 def configure_logging(app):
-    logging.basicConfig(level=app.config["LOG_LEVEL"],
-                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    from guardsvc.web.request_logs import configure_logging as configure
+
+    configure(app.config["LOG_LEVEL"], app.config["LOG_FORMAT"])
     # Alembic announces every plugin it loads on each command; only its warnings matter.
     logging.getLogger("alembic.runtime.plugins").setLevel(logging.WARNING)
 
@@ -82,12 +83,15 @@ def register_request_hooks(app):
     from guardsvc.web.errors import render_unexpected
     from guardsvc.web.identity import issue_device_cookie
     from guardsvc.web.headers import add_security_headers
+    from guardsvc.web.request_logs import assign_request_id, echo_request_id
     from guardsvc.storage.transaction import init_transactions
 
+    app.before_request(assign_request_id)
     app.before_request(require_readable_address)
     init_guard(app)
     app.after_request(issue_device_cookie)
     app.after_request(add_security_headers)
+    app.after_request(echo_request_id)
     init_transactions(app, render_unexpected)  # last registered: runs first
 
 

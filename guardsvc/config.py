@@ -123,6 +123,16 @@ def _cheap_password_hashes_for_tests(read):
     return on
 
 
+def log_format(read=None):
+    """``text`` (the default) or ``json``: one JSON object a line (also gunicorn's access lines)."""
+    read = read or _Reader()
+    value = read.text("LOG_FORMAT", "text").strip().lower()
+    if value not in ("text", "json"):
+        read.problems.append(f"GUARDSVC_LOG_FORMAT: {value!r} is neither text nor json")
+        return "text"
+    return value
+
+
 def local_timezone(read=None):
     """The IANA zone people read times in (``Asia/Jakarta`` = WIB); an unknown name is a problem."""
     read = read or _Reader()
@@ -247,6 +257,7 @@ def load_settings(instance_path):
         "CROWDSEC_TIMEOUT_SECONDS": read.number("CROWDSEC_TIMEOUT_SECONDS", kind=float, default=10),
         "CROWDSEC_RETRY_SECONDS": read.number("CROWDSEC_RETRY_SECONDS", 30),
         "LOG_LEVEL": read.text("LOG_LEVEL", "INFO"),
+        "LOG_FORMAT": log_format(read),
         # Pages and e-mails: Indonesian formats in local time; JSON stays UTC.
         "BABEL_DEFAULT_LOCALE": "id",
         "BABEL_DEFAULT_TIMEZONE": local_timezone(read),

@@ -82,8 +82,12 @@ class LiveServer:
 
 @pytest.fixture(scope="session")
 def live_server(app):
-    """A gunicorn with four workers on the test database (schema already migrated)."""
-    server = LiveServer()
+    """A gunicorn with four workers on the test database (schema already migrated).
+
+    As many hashing slots as a worker has threads: the concurrency tests here are about
+    the throttles' counts, and the per-process hashing cap has tests of its own.
+    """
+    server = LiveServer(env={"GUARDSVC_HASH_CONCURRENCY": "4"})
     yield server
     server.stop()
 
