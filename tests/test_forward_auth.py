@@ -147,3 +147,16 @@ def test_without_a_proxy_the_tcp_peer_is_judged(client, make_block):
     forged = {"X-Forwarded-For": BLOCKED_IP}
     assert client.get(URL, headers=forged, environ_base={"REMOTE_ADDR": FREE_IP}).status_code == 204
     assert client.get(URL, environ_base={"REMOTE_ADDR": BLOCKED_IP}).status_code == 403
+
+
+def test_a_browser_gets_the_block_page_itself_with_its_403(proxy, make_block):
+    reference = make_block(network=BLOCKED_IP, reason="Spam komentar")
+    browser_accept = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"
+    page = proxy(BLOCKED_IP, Accept=browser_accept, **{"X-Forwarded-Prefix": "/guardsvc"})
+    assert page.status_code == 403 and page.mimetype == "text/html"
+    assert page.headers["X-Guardsvc-Reference"] == reference and page.headers["Cache-Control"] == "no-store"
+    html = page.get_data(as_text=True)
+    assert reference in html and BLOCKED_IP in html and f'href="/guardsvc/banding?ref={reference}"' in html
+    # A script or an API client keeps the JSON, whatever else it accepts.
+    for accept in ("application/json", "*/*", "application/json, text/html;q=0.5"):
+        assert proxy(BLOCKED_IP, Accept=accept).get_json()["reference"] == reference

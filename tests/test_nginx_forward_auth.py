@@ -185,3 +185,26 @@ def test_one_time_links_reach_guardsvc_but_never_the_access_log(stack):
     assert fetch(stack["port"], "/guardsvc/banding", "127.0.0.1")[0] == 200
     logged = stack["access_log"].read_text()
     assert "GET /guardsvc/banding " in logged and secret not in logged
+
+
+@pytest.mark.parametrize("fail_open, expected", [(0, 503), (1, 200)], ids=["fail closed", "fail open"])
+def test_the_switch_decides_what_visitors_get_while_guardsvc_is_unreachable(tmp_path, fail_open, expected):
+    if not Path(NGINX).exists():
+        pytest.skip(f"{NGINX} is not installed")
+    app_port, port, nobody_there = free_port(), free_port(), free_port()
+    conf = _nginx_conf(tmp_path, port, nobody_there, app_port)
+    assert "set $guardsvc_fail_open 0;" in conf  # the shipped default: closed
+    (tmp_path / "nginx.conf").write_text(conf.replace("set $guardsvc_fail_open 0;",
+                                                      f"set $guardsvc_fail_open {fail_open};"))
+    upstream = subprocess.Popen([sys.executable, "-c", UPSTREAM, str(app_port)])
+    nginx = subprocess.Popen([NGINX, "-p", str(tmp_path), "-c", str(tmp_path / "nginx.conf")])
+    try:
+        _wait_for_port(app_port, upstream, "upstream")
+        _wait_for_port(port, nginx, "nginx")
+        status, _, text = fetch(port, "/halaman", "127.0.0.1")
+        assert status == expected
+        assert (text == "upstream ok") == bool(fail_open)  # open: the application's page, unjudged
+    finally:
+        for process in (nginx, upstream):
+            process.terminate()
+            process.wait(timeout=10)

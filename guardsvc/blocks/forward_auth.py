@@ -3,13 +3,16 @@
 nginx ``auth_request``, Traefik ForwardAuth and Caddy ``forward_auth`` send a
 sub-request carrying the original request's headers. The answer is 204 (pass)
 or 403 (blocked, with the reference in ``X-Guardsvc-Reference`` so the proxy
-can show ``/terblokir?ref=...``). It sits in front of every request of the
+can show ``/terblokir?ref=...``). A browser's request (``Accept`` prefers
+``text/html``) is answered the block page itself with its 403, so Caddy and
+Traefik, which pass a refusal through as it is, show it without an error
+handler of their own; other clients get the JSON. It sits in front of every request of the
 guarded applications, so it loads no session, checks no CSRF token and runs
 the one block lookup, nothing more.
 """
 import hmac
 
-from flask import Blueprint, current_app, request, url_for
+from flask import Blueprint, current_app, render_template, request, url_for
 
 from guardsvc import messages
 from guardsvc.web.addresses import client_ip
@@ -34,6 +37,12 @@ def _check_secret():
         raise Unauthorized(messages.FORWARD_AUTH_SECRET_INVALID)
 
 
+def _wants_page():
+    """The original request came from a browser: it prefers HTML to JSON."""
+    return request.accept_mimetypes.best_match(("application/json", "text/html")) == "text/html" and \
+        request.accept_mimetypes["text/html"] > request.accept_mimetypes["application/json"]
+
+
 @bp.get("/forward-auth")
 def forward_auth():
     """Proxy sub-request: 204 when the original client may pass, 403 when it is blocked."""
@@ -43,6 +52,9 @@ def forward_auth():
     cookie_id = cookie_device_id()
     block = find_active_block(ip_address, device_id or cookie_id, local_ip)
     if block is not None:
+        if _wants_page():
+            page = render_template("blocks/blocked.html", block=block)
+            return page, 403, {REFERENCE_HEADER: block.reference, "Cache-Control": "no-store"}
         error = Blocked(block, url_for("appeal_pages.appeal_form", ref=block.reference))
         error.headers[REFERENCE_HEADER] = block.reference
         raise error

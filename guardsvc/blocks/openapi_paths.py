@@ -18,7 +18,9 @@ OPERATIONS = (
                                                  401: "Rahasia X-Guardsvc-Secret tidak ada atau salah.",
                                                  403: Failure("Klien asli diblokir; proksi menampilkan "
                                                               "/terblokir?ref=...", (BLOCKED_ERROR,))},
-              description="Klien asli dibaca dari header proksi (GUARDSVC_PROXY_COUNT) dan cookie perangkat."),
+              description="Klien asli dibaca dari header proksi (GUARDSVC_PROXY_COUNT) dan cookie perangkat. "
+                          "Peramban (`Accept` mengutamakan `text/html`) mendapat halaman blokir HTML itu sendiri "
+                          "dengan status 403; klien lain mendapat JSON di bawah."),
     Operation("admin_allows_api.list_allows", "listAllowEntries", "Daftar izin (administrator)", BLOCKS,
               {200: Envelope(AllowEntrySchema, many=True, name="AllowEntryPageResponse",
                              extra={"pagination": fields.Nested(PaginationSchema, required=True)})},
