@@ -100,6 +100,7 @@ def register_blueprints(app):
     from guardsvc.admin import openapi_paths as admin_paths
     from guardsvc.appeals import openapi_paths as appeals_paths
     from guardsvc.blocks import openapi_paths as blocks_paths
+    from guardsvc.metrics.door import init_metrics
     from guardsvc.openapi.document import init_openapi
     from guardsvc.signin import openapi_paths as signin_paths
     from guardsvc.trust import openapi_paths as trust_paths
@@ -129,6 +130,7 @@ def register_blueprints(app):
     from guardsvc.admin.desk_views import bp as admin_desk_pages
 
     init_openapi(app, (appeals_paths, trust_paths, accounts_paths, signin_paths, blocks_paths, admin_paths))
+    init_metrics(app, scrape_time_gauges())
     for blueprint in (health, accounts_api, trust_api, appeals_api, signin_api, blocks_api,
                       admin_api, admin_allows_api, forward_auth, crowdsec_api):
         app.register_blueprint(blueprint)
@@ -136,6 +138,20 @@ def register_blueprints(app):
                       trust_pages, signin_pages, security_pages, reauth_pages, admin_pages, admin_allow_pages,
                       admin_desk_pages, block_pages):
         app.register_blueprint(blueprint)
+
+
+def scrape_time_gauges():
+    """What ``/metrics`` computes at each scrape: ``{name: (help, function)}``."""
+    from guardsvc.appeals.service import count_pending
+    from guardsvc.blocks.service import count_active
+    from guardsvc.outbox.service import backlog
+
+    return {
+        "guardsvc_outbox_backlog": ("E-mails waiting to be delivered.", lambda: backlog()[0]),
+        "guardsvc_outbox_oldest_age_seconds": ("Age of the oldest e-mail waiting.", lambda: backlog()[1]),
+        "guardsvc_pending_tickets": ("Tickets waiting for a decision.", count_pending),
+        "guardsvc_active_blocks": ("Blocks that apply now.", count_active),
+    }
 
 
 def register_error_handlers(app):

@@ -257,6 +257,10 @@ def load_settings(instance_path):
         "CROWDSEC_TIMEOUT_SECONDS": read.number("CROWDSEC_TIMEOUT_SECONDS", kind=float, default=10),
         "CROWDSEC_RETRY_SECONDS": read.number("CROWDSEC_RETRY_SECONDS", 30),
         "LOG_LEVEL": read.text("LOG_LEVEL", "INFO"),
+        # /metrics answers only with "Authorization: Bearer <this>"; unset, it does not exist.
+        "METRICS_TOKEN": read.text("METRICS_TOKEN"),
+        # prometheus_client's own variable: counters of several gunicorn workers added up at a scrape.
+        "METRICS_MULTIPROCESS": bool(os.environ.get("PROMETHEUS_MULTIPROC_DIR")),
         "LOG_FORMAT": log_format(read),
         # Pages and e-mails: Indonesian formats in local time; JSON stays UTC.
         "BABEL_DEFAULT_LOCALE": "id",

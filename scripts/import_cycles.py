@@ -29,7 +29,7 @@ LAYERS = (
     ("base", {"config", "extensions", "messages"}),
     ("storage", {"storage"}),
     ("edge", {"web", "cli"}),
-    ("shared services", {"openapi", "ratelimits"}),
+    ("shared services", {"openapi", "ratelimits", "metrics"}),
     ("features", {"accounts", "appeals", "audit", "blocks", "crowdsec", "outbox", "pages", "sessions", "signin",
                   "trust", "twofactor"}),
     ("desk", {"admin", "retention"}),

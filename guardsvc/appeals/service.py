@@ -18,6 +18,7 @@ from guardsvc.web.errors import Cooldown, InvalidState, NotFound, TooManyPending
 from guardsvc.extensions import db
 from guardsvc.storage.inserts import insert_unless_conflict
 from guardsvc.web.listing import COUNT_CAP, capped_count, contains_text, paginate
+from guardsvc.metrics import counters as metrics
 
 TICKET_PREFIX = codes.TICKET_PREFIX
 MAX_ATTEMPTS = 8
@@ -96,6 +97,7 @@ def submit_ticket(client, *, name, email, reason, phone=None):
                 raise _cooldown(client, existing)
             continue  # the number was taken: draw another
         store_confirmation(ticket, confirmation)
+        metrics.TICKETS_SUBMITTED.inc()
         return ticket
     raise RuntimeError("could not store the ticket")  # pragma: no cover
 
@@ -198,6 +200,7 @@ def decide_ticket(ticket_number, action, *, actor=None, notes=None, origin_ip=No
         "notes": notes, "lifted_blocks": [block.reference for block in decision.lifted_blocks],
         "allow_entries": [entry.id for entry in decision.allow_entries]})
     queue_decision_mail(ticket)
+    metrics.TICKETS_DECIDED.labels(status).inc()
     return decision
 
 
@@ -266,3 +269,8 @@ def count_by_status():
         capped_count(select(UnblockTicket.id).where(UnblockTicket.status == status)).label(status)
         for status in STATUSES))).one()
     return dict(zip(STATUSES, counts))
+
+
+def count_pending():
+    """How many tickets wait for a decision."""
+    return db.session.scalar(select(func.count()).select_from(UnblockTicket).where(UnblockTicket.status == PENDING))

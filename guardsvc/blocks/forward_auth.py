@@ -20,6 +20,7 @@ from guardsvc.blocks.service import find_active_block
 from guardsvc.web.errors import Blocked, Unauthorized
 from guardsvc.web.identity import cookie_device_id, identity_headers, set_new_device_cookie
 from guardsvc.web.doors import json_door, never_guarded
+from guardsvc.metrics import counters as metrics
 
 # The proxy's sub-request judges someone else: it is never guarded itself.
 bp = never_guarded(json_door(Blueprint("forward_auth", __name__, url_prefix="/api/guard")))
@@ -51,6 +52,7 @@ def forward_auth():
     device_id, local_ip = identity_headers()
     cookie_id = cookie_device_id()
     block = find_active_block(ip_address, device_id or cookie_id, local_ip)
+    metrics.FORWARD_AUTH.labels("blocked" if block is not None else "pass").inc()
     if block is not None:
         if _wants_page():
             page = render_template("blocks/blocked.html", block=block)

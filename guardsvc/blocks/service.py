@@ -1,7 +1,7 @@
 """Blocks: creating, finding the one a client is under, lifting, listing."""
 from datetime import timedelta
 
-from sqlalchemy import Boolean, and_, bindparam, or_, select, true, union_all, update
+from sqlalchemy import Boolean, and_, bindparam, func, or_, select, true, union_all, update
 
 from guardsvc import messages
 from guardsvc.storage import clock, codes
@@ -11,6 +11,7 @@ from guardsvc.blocks.networks import candidate_networks, canonical_network
 from guardsvc.web.errors import InvalidState, NotFound, ValidationFailed
 from guardsvc.extensions import db
 from guardsvc.web.listing import contains_text, paginate
+from guardsvc.metrics import counters as metrics
 
 __all__ = ["canonical_network", "candidate_networks"]  # kept importable from here
 
@@ -138,6 +139,7 @@ def create_block(*, network=None, device_id=None, local_ip=None, reason=None, ex
                   source_decision_id=source_decision_id, device_issued=device_issued)
     db.session.add(block)
     db.session.flush()
+    metrics.BLOCKS_CREATED.inc()
     record_event("block.created", block.reference, actor=actor, ip_address=origin_ip, details={
         "kind": target_kind(block), "narrowed": local_ip is not None, "reason": reason,
         "expires_at": clock.isoformat(expires_at), **({"origin": origin} if origin else {})})
@@ -195,6 +197,8 @@ def _mark_lifted(block, actor, reason, now):
         .execution_options(synchronize_session=False)
     ).rowcount
     db.session.refresh(block)
+    if changed == 1:
+        metrics.BLOCKS_LIFTED.inc()
     return changed == 1
 
 
@@ -259,3 +263,7 @@ def filtered(query, is_active, active, q, network_column, *text_columns):
             query = query.where(text_match)
     return query
 
+
+def count_active():
+    """How many blocks apply now (not lifted, not expired)."""
+    return db.session.scalar(select(func.count()).select_from(Block).where(active_condition(clock.utcnow())))

@@ -12,6 +12,7 @@ from guardsvc.crowdsec.bouncers import bouncer_for_key
 from guardsvc.crowdsec.stream import pull_stream, query_decisions
 from guardsvc.web.addresses import normalize_ip
 from guardsvc.web.doors import json_door, never_guarded
+from guardsvc.metrics import counters as metrics
 
 bp = never_guarded(json_door(Blueprint("crowdsec", __name__, url_prefix="/crowdsec/v1")))
 
@@ -42,6 +43,7 @@ def decision_stream():
     if request.method == "HEAD":  # a probe: the cursor stays where it is, as the LAPI keeps it
         return "", 200
     startup = request.args.get("startup", "false").lower() == "true"
+    metrics.STREAM_PULLS.inc()
     return jsonify(pull_stream(g.bouncer, startup))
 
 

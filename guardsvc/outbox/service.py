@@ -1,6 +1,6 @@
 """Queueing e-mail: a row in the outbox, added in the caller's transaction."""
 from flask import current_app
-from sqlalchemy import select
+from sqlalchemy import func, select
 
 from guardsvc.storage import clock
 from guardsvc.extensions import db
@@ -63,3 +63,10 @@ def queued_since(recipient, kind, since):
     return db.session.scalar(select(OutboxMessage.id).where(
         OutboxMessage.recipient == recipient, OutboxMessage.kind == kind,
         OutboxMessage.created_at > since).limit(1)) is not None
+
+
+def backlog():
+    """``(messages waiting to be delivered, age in seconds of the oldest)``: what a scrape reports."""
+    count, oldest = db.session.execute(select(func.count(), func.min(OutboxMessage.created_at)).where(
+        OutboxMessage.status == "pending")).one()
+    return count, ((clock.utcnow() - oldest).total_seconds() if oldest else 0.0)

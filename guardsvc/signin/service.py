@@ -28,6 +28,7 @@ from guardsvc.signin.known_browsers import forget_known, is_known_browser, succe
 from guardsvc.trust.signin_trust import new_trust_secret, skips_code_step
 from guardsvc.web.identity import digest
 from guardsvc.twofactor.service import verify_second_factor
+from guardsvc.metrics import counters as metrics
 
 SECOND_FACTOR_RESULTS = {"totp": "2fa_passed", "recovery": "recovery_code_used"}
 # A sign-in that proved every factor of its account (so its session starts re-authenticated).
@@ -83,6 +84,7 @@ def record_attempt(result, client, email, user=None, *, alerted=False, lane=None
                        device_cookie_hash=digest(client.device_cookie) if client.device_cookie else None)
     db.session.add(event)
     db.session.flush()
+    metrics.SIGN_INS.labels(result).inc()
     if user is not None and result in SUCCESS_RESULTS:
         forget_known(user)
     return event

@@ -1,0 +1,21 @@
+"""The counters and the latency histogram (prometheus_client), one set per process.
+
+Under gunicorn, ``PROMETHEUS_MULTIPROC_DIR`` (``make run`` sets it) makes every
+worker write its values to files there, and a scrape adds them up across
+workers. An increment is a few hundred nanoseconds; nothing here touches the
+database.
+"""
+from prometheus_client import Counter, Histogram
+
+REQUEST_SECONDS = Histogram("guardsvc_http_request_duration_seconds", "Time to answer a request, by endpoint.",
+                            ("endpoint", "method"),
+                            buckets=(0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10))
+SIGN_INS = Counter("guardsvc_signins", "Sign-in attempts, by result.", ("result",))
+TICKETS_SUBMITTED = Counter("guardsvc_tickets_submitted", "Unblock tickets submitted.")
+TICKETS_DECIDED = Counter("guardsvc_tickets_decided", "Unblock tickets decided, by decision.", ("decision",))
+BLOCKS_CREATED = Counter("guardsvc_blocks_created", "Blocks created (by hand, by CLI, imported).")
+BLOCKS_LIFTED = Counter("guardsvc_blocks_lifted", "Blocks lifted (by hand, by approval, by their source).")
+FORWARD_AUTH = Counter("guardsvc_forward_auth_answers", "Forward-auth answers, by outcome.", ("answer",))
+STREAM_PULLS = Counter("guardsvc_decision_stream_pulls", "Pulls of the CrowdSec decision stream.")
+THROTTLED = Counter("guardsvc_throttled", "Requests refused by a rate limit or an account throttle (429 with "
+                    "Retry-After), by endpoint.", ("endpoint",))
