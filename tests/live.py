@@ -1,4 +1,5 @@
 """Real gunicorn server processes for tests that need real concurrency, shared by the session."""
+import http.client
 import os
 import random
 import secrets
@@ -138,3 +139,17 @@ def wait_for(condition, what, timeout=15):
             return result
         time.sleep(0.2)
     raise AssertionError(f"not seen within {timeout}s: {what}")
+
+
+def wait_for_port(port, process, what):
+    """Wait until ``process`` (a child of the test) accepts connections on ``port``."""
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"{what} exited with {process.returncode}")
+        try:
+            http.client.HTTPConnection("127.0.0.1", port, timeout=1).connect()
+            return
+        except OSError:
+            time.sleep(0.1)
+    raise RuntimeError(f"{what} did not start in time")

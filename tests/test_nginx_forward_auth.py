@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.live import ROOT, LiveServer, free_port
+from tests.live import ROOT, LiveServer, free_port, wait_for_port as _wait_for_port
 
 pytestmark = pytest.mark.proxy
 NGINX = "/usr/sbin/nginx"
@@ -39,19 +39,6 @@ UPSTREAM = textwrap.dedent("""
 
     ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), Echo).serve_forever()
 """)
-
-
-def _wait_for_port(port, process, what):
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise RuntimeError(f"{what} exited with {process.returncode}")
-        try:
-            http.client.HTTPConnection("127.0.0.1", port, timeout=1).connect()
-            return
-        except OSError:
-            time.sleep(0.1)
-    raise RuntimeError(f"{what} did not start in time")
 
 
 def _nginx_conf(prefix, port, guardsvc_port, app_port):
