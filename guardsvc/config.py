@@ -173,6 +173,7 @@ def load_settings(instance_path):
         "DATABASE_CONNECT_TIMEOUT_SECONDS": read.number("DATABASE_CONNECT_TIMEOUT_SECONDS", 3),
         "DATABASE_STATEMENT_TIMEOUT_SECONDS": read.number("DATABASE_STATEMENT_TIMEOUT_SECONDS", kind=float, default=5),
         "DATABASE_POOL_TIMEOUT_SECONDS": read.number("DATABASE_POOL_TIMEOUT_SECONDS", kind=float, default=5),
+        "MIGRATION_LOCK_TIMEOUT_SECONDS": read.number("MIGRATION_LOCK_TIMEOUT_SECONDS", kind=float, default=5),
         "SQLITE_BUSY_TIMEOUT_SECONDS": read.number("SQLITE_BUSY_TIMEOUT_SECONDS", kind=float, default=5),
         "PROXY_COUNT": read.number("PROXY_COUNT", 0),
         # Links in e-mails: where `make run` serves unless the operator says otherwise.

@@ -93,6 +93,12 @@ def run_migrations_online():
     connectable = get_engine()
 
     with connectable.connect() as connection:
+        if connection.dialect.name == "postgresql":
+            # A migration that waits for a lock (a long transaction on the table) gives up after this
+            # instead of queueing every later read and write of the table behind its own request.
+            seconds = current_app.config["MIGRATION_LOCK_TIMEOUT_SECONDS"]
+            connection.exec_driver_sql(f"SET lock_timeout = '{int(seconds * 1000)}ms'")
+            connection.commit()  # the session keeps the setting; the migrations begin their own transaction
         context.configure(
             connection=connection,
             target_metadata=get_metadata(),

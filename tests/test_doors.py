@@ -90,3 +90,24 @@ def test_a_wrong_method_on_a_never_guarded_route_is_not_answered_blocked(client,
     make_block(network=f"{BLOCKED_IP}/32")
     response = client.delete("/api/guard/unblock-tickets/submit", **from_ip(BLOCKED_IP))
     assert response.status_code == 405 and "blocked" not in response.get_json()
+
+
+def test_readyz_is_not_ready_while_the_schema_is_behind_the_code(app, client):
+    from sqlalchemy import text
+
+    from guardsvc.extensions import db
+
+    assert client.get("/readyz").status_code == 200
+    with app.app_context():
+        current = db.session.scalar(text("SELECT version_num FROM alembic_version"))
+        db.session.execute(text("UPDATE alembic_version SET version_num = '0017_crowdsec'"))
+        db.session.commit()
+    try:
+        behind = client.get("/readyz")
+        assert behind.status_code == 503 and behind.get_json()["success"] is False
+        assert behind.headers["Retry-After"] == "5"
+    finally:
+        with app.app_context():
+            db.session.execute(text("UPDATE alembic_version SET version_num = :v"), {"v": current})
+            db.session.commit()
+    assert client.get("/readyz").status_code == 200

@@ -17,7 +17,7 @@ import os
 
 import psycopg
 from flask import has_request_context
-from sqlalchemy import event
+from sqlalchemy import event, text
 from sqlalchemy.engine import make_url
 
 from guardsvc.extensions import db
@@ -112,3 +112,20 @@ def _owner_only_sqlite_file(path):
                 os.chmod(name, 0o600)
     except OSError:  # a folder that does not exist yet, or a file of another owner: SQLite will say
         pass
+
+
+_HEADS = "guardsvc.schema_heads"  # app.extensions: the revisions the code's migrations end in
+
+
+def schema_is_current(app):
+    """True when the database's Alembic revision is the code's head (read from the migrations once)."""
+    heads = app.extensions.get(_HEADS)
+    if heads is None:
+        from alembic.config import Config
+        from alembic.script import ScriptDirectory
+
+        config = Config()
+        config.set_main_option("script_location", app.extensions["migrate"].directory)
+        heads = app.extensions[_HEADS] = frozenset(ScriptDirectory.from_config(config).get_heads())
+    stored = {row[0] for row in db.session.execute(text("SELECT version_num FROM alembic_version"))}
+    return stored == heads

@@ -1,9 +1,11 @@
 """Liveness and readiness probes (never guarded, never blocked)."""
-from flask import Blueprint, jsonify
-from sqlalchemy import text
+from flask import Blueprint, current_app, jsonify
+
+from guardsvc import messages
 
 from guardsvc.web.doors import json_door, never_guarded
-from guardsvc.extensions import db
+from guardsvc.storage.database import schema_is_current
+from guardsvc.web.errors import render_failure
 
 bp = never_guarded(json_door(Blueprint("health", __name__)))
 
@@ -17,6 +19,7 @@ def healthz():
 
 @bp.get("/readyz")
 def readyz():
-    """The database answers too (503 through the error handler when it does not)."""
-    db.session.execute(text("SELECT 1"))
+    """The database answers and its schema is the code's (503 while a migration is still to run)."""
+    if not schema_is_current(current_app):
+        return render_failure(503, messages.SCHEMA_BEHIND, headers={"Retry-After": "5"})
     return jsonify(success=True, status="ready")
