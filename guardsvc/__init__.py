@@ -110,6 +110,7 @@ def register_blueprints(app):
     from guardsvc.appeals.api import bp as appeals_api
     from guardsvc.blocks.api import bp as blocks_api
     from guardsvc.blocks.forward_auth import bp as forward_auth
+    from guardsvc.blocks.edge_api import bp as edge_api
     from guardsvc.crowdsec.api import bp as crowdsec_api
     from guardsvc.blocks.views import bp as block_pages
     from guardsvc.web.health import bp as health
@@ -132,7 +133,7 @@ def register_blueprints(app):
     init_openapi(app, (appeals_paths, trust_paths, accounts_paths, signin_paths, blocks_paths, admin_paths))
     init_metrics(app, scrape_time_gauges())
     for blueprint in (health, accounts_api, trust_api, appeals_api, signin_api, blocks_api,
-                      admin_api, admin_allows_api, forward_auth, crowdsec_api):
+                      admin_api, admin_allows_api, forward_auth, edge_api, crowdsec_api):
         app.register_blueprint(blueprint)
     for blueprint in (pages, appeal_pages, conversation_pages, account_pages, session_pages, recovery_pages,
                       trust_pages, signin_pages, security_pages, reauth_pages, admin_pages, admin_allow_pages,

@@ -54,10 +54,18 @@ def test_host_check_honours_allow_entries(client, bearer, make_block, make_allow
     assert answer["data"]["blocked"] is True
 
 
-def test_forward_auth_honours_allow_entries(client, make_block, make_allow):
+def test_forward_auth_honours_allow_entries(app, make_block, make_allow):
+    from guardsvc import create_app
+
+    client = create_app({"TESTING": True, "FORWARD_AUTH_SECRET": "rahasia-proksi"}).test_client()
     make_block(network="203.0.113.0/24")
+
+    def ask():
+        return client.get("/api/guard/forward-auth", headers={"X-Guardsvc-Secret": "rahasia-proksi"},
+                          **from_ip(BLOCKED_IP)).status_code
+    assert ask() == 403
     make_allow(network=BLOCKED_IP)
-    assert client.get("/api/guard/forward-auth", **from_ip(BLOCKED_IP)).status_code == 204
+    assert ask() == 204
 
 
 def test_admin_api_creates_lists_and_removes_with_audit(client, bearer):

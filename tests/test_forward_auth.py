@@ -142,11 +142,18 @@ def test_device_cookie_domain_and_path_are_configurable(proxy, proxied_app):
     assert "Domain=example.test" in cookie and "Path=/app" in cookie
 
 
-def test_without_a_proxy_the_tcp_peer_is_judged(client, make_block):
+def test_without_a_proxy_the_tcp_peer_is_judged(app, make_block):
+    client = create_app({"TESTING": True, "FORWARD_AUTH_SECRET": "rahasia-proksi"}).test_client()
     make_block(network=BLOCKED_IP)
-    forged = {"X-Forwarded-For": BLOCKED_IP}
+    secret = {"X-Guardsvc-Secret": "rahasia-proksi"}
+    forged = {"X-Forwarded-For": BLOCKED_IP, **secret}
     assert client.get(URL, headers=forged, environ_base={"REMOTE_ADDR": FREE_IP}).status_code == 204
-    assert client.get(URL, environ_base={"REMOTE_ADDR": BLOCKED_IP}).status_code == 403
+    assert client.get(URL, headers=secret, environ_base={"REMOTE_ADDR": BLOCKED_IP}).status_code == 403
+
+
+def test_with_no_secret_set_only_a_loopback_peer_may_ask(client):
+    assert client.get(URL, environ_base={"REMOTE_ADDR": FREE_IP}).status_code == 401
+    assert client.get(URL, environ_base={"REMOTE_ADDR": "::1"}).status_code == 204
 
 
 def test_a_browser_gets_the_block_page_itself_with_its_403(proxy, make_block):

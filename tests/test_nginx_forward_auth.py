@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.live import ROOT, LiveServer, free_port, wait_for_port as _wait_for_port
+from tests.nginx_support import NGINX, missing, nginx_conf
+from tests.live import LiveServer, free_port, wait_for_port as _wait_for_port
 
 pytestmark = pytest.mark.proxy
-NGINX = "/usr/sbin/nginx"
 SECRET = "nginx-test-secret"
 FREE, BLOCKED, IN_RANGE, ALLOWED = "127.0.0.2", "127.0.0.3", "127.0.9.4", "127.0.9.5"
 
@@ -41,29 +41,16 @@ UPSTREAM = textwrap.dedent("""
 """)
 
 
-def _nginx_conf(prefix, port, guardsvc_port, app_port):
-    site = (ROOT / "deploy/nginx/guardsvc.conf").read_text()
-    for placeholder, value in {"@LISTEN@": f"127.0.0.1:{port}", "@GUARDSVC@": f"127.0.0.1:{guardsvc_port}",
-                               "@APP@": f"127.0.0.1:{app_port}", "@SECRET@": SECRET}.items():
-        site = site.replace(placeholder, value)
-    temp = "\n".join(f"    {name}_temp_path {prefix}/{name};"
-                     for name in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi"))
-    return textwrap.dedent(f"""\
-        daemon off;
-        master_process off;
-        pid {prefix}/nginx.pid;
-        error_log {prefix}/error.log warn;
-        events {{ worker_connections 64; }}
-        http {{
-            access_log {prefix}/access.log;
-        """) + temp + "\n" + site + "\n}\n"
+def _nginx_conf(prefix, port, guardsvc_port, app_port, **options):
+    return nginx_conf(prefix, port=port, guardsvc=f"127.0.0.1:{guardsvc_port}", app=f"127.0.0.1:{app_port}",
+                      secret=SECRET, **options)
 
 
 @pytest.fixture(scope="module")
 def stack(app, tmp_path_factory):
     """nginx (port), the upstream application and guardsvc, each a child process of the test."""
-    if not Path(NGINX).exists():
-        pytest.skip(f"{NGINX} is not installed")
+    if missing():
+        pytest.skip(missing())
     prefix = tmp_path_factory.mktemp("nginx")
     app_port, port = free_port(), free_port()
     upstream = subprocess.Popen([sys.executable, "-c", UPSTREAM, str(app_port)])
@@ -73,7 +60,8 @@ def stack(app, tmp_path_factory):
     try:
         _wait_for_port(app_port, upstream, "upstream")
         _wait_for_port(port, nginx, "nginx")
-        yield {"port": port, "guardsvc": guardsvc, "access_log": prefix / "access.log"}
+        yield {"port": port, "guardsvc": guardsvc, "access_log": prefix / "access.log",
+               "error_log": prefix / "error.log"}
     finally:
         for process in (nginx, upstream):
             process.terminate()
@@ -112,12 +100,36 @@ def test_ip_and_range_blocks_get_the_block_page(stack, make_block, target, sourc
     assert fetch(stack["port"], "/", FREE)[0] == 200
 
 
-def test_a_device_block_follows_the_cookie_the_site_handed_out(stack, make_block):
-    cookie = fetch(stack["port"], "/", FREE)[1]["Set-Cookie"].split(";", 1)[0]
-    device_id = cookie.split("=", 1)[1]
-    reference = make_block(device_id=device_id)
-    status, _, body = fetch(stack["port"], "/", FREE, {"Cookie": cookie})
-    assert status == 403 and reference in body
+def logged(stack, text):
+    """The access log once it holds ``text`` (nginx writes a line just after the answer has gone)."""
+    return eventually(lambda: text in (log := stack["access_log"].read_text()) and log) or ""
+
+
+def judged_where(stack, path):
+    """How nginx judged the last request for ``path``: "edge" (its copy of the list) or "asked"."""
+    lines = [line for line in logged(stack, f'"GET {path} ').splitlines() if f'"GET {path} ' in line]
+    return lines[-1].rsplit(" ", 1)[1]
+
+
+def eventually(check, within=5.0):
+    """The first true value of ``check()`` within ``within`` seconds (nginx pulls the list every second)."""
+    deadline = time.monotonic() + within
+    while True:
+        value = check()
+        if value or time.monotonic() > deadline:
+            return value
+        time.sleep(0.1)
+
+
+def test_a_returning_visitor_passes_on_the_edge_until_its_device_is_blocked(stack, make_block):
+    cookie = fetch(stack["port"], "/pertama", FREE)[1]["Set-Cookie"].split(";", 1)[0]
+    assert judged_where(stack, "/pertama") == "asked"  # a new browser: forward auth gave the cookie
+    assert fetch(stack["port"], "/kembali", FREE, {"Cookie": cookie})[:3:2] == (200, "upstream ok")
+    assert judged_where(stack, "/kembali") == "edge"
+    reference = make_block(device_id=cookie.split("=", 1)[1])
+    blocked = eventually(lambda: (answer := fetch(stack["port"], "/kembali", FREE, {"Cookie": cookie}))[0] == 403
+                         and answer)
+    assert blocked and reference in blocked[2]
     assert fetch(stack["port"], "/", FREE)[0] == 200  # the same IP with another device
 
 
@@ -170,19 +182,18 @@ def test_one_time_links_reach_guardsvc_but_never_the_access_log(stack):
         status, _, text = fetch(stack["port"], path, "127.0.0.1")
         assert status == 404 and 'href="/guardsvc/banding' in text  # guardsvc answered: an unknown link
     assert fetch(stack["port"], "/guardsvc/banding", "127.0.0.1")[0] == 200
-    logged = stack["access_log"].read_text()
-    assert "GET /guardsvc/banding " in logged and secret not in logged
+    log = logged(stack, "GET /guardsvc/banding ")
+    assert "GET /guardsvc/banding " in log and secret not in log
 
 
 @pytest.mark.parametrize("fail_open, expected", [(0, 503), (1, 200)], ids=["fail closed", "fail open"])
 def test_the_switch_decides_what_visitors_get_while_guardsvc_is_unreachable(tmp_path, fail_open, expected):
-    if not Path(NGINX).exists():
-        pytest.skip(f"{NGINX} is not installed")
+    if missing():
+        pytest.skip(missing())
     app_port, port, nobody_there = free_port(), free_port(), free_port()
-    conf = _nginx_conf(tmp_path, port, nobody_there, app_port)
-    assert "set $guardsvc_fail_open 0;" in conf  # the shipped default: closed
-    (tmp_path / "nginx.conf").write_text(conf.replace("set $guardsvc_fail_open 0;",
-                                                      f"set $guardsvc_fail_open {fail_open};"))
+    # The shipped default is closed (site_changes asserts the line is there).
+    (tmp_path / "nginx.conf").write_text(_nginx_conf(tmp_path, port, nobody_there, app_port, site_changes=[
+        ("set $guardsvc_fail_open 0;", f"set $guardsvc_fail_open {fail_open};")]))
     upstream = subprocess.Popen([sys.executable, "-c", UPSTREAM, str(app_port)])
     nginx = subprocess.Popen([NGINX, "-p", str(tmp_path), "-c", str(tmp_path / "nginx.conf")])
     try:

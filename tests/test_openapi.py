@@ -9,6 +9,7 @@ import copy
 import pytest
 from openapi_spec_validator import validate
 
+from guardsvc import create_app
 from guardsvc.openapi.document import REGISTRIES, registered_operations
 from tests.blocks_helpers import BLOCKED_IP, from_ip, sign_in_session
 from tests.openapi_checks import document_problems, json_routes, operations, template
@@ -152,12 +153,15 @@ def _call(client, path, method, **kwargs):
     return client.open(concrete(path), method=method.upper(), **kwargs)
 
 
-def test_blocked_403_is_documented_exactly_where_the_guard_runs(client, document, make_block):
+def test_blocked_403_is_documented_exactly_where_the_guard_runs(app, document, make_block):
+    # Forward auth answers its proxy only: every call presents the proxy's secret (the others ignore it).
+    client = create_app({"TESTING": True, "FORWARD_AUTH_SECRET": "rahasia-proksi"}).test_client()
     make_block(network=BLOCKED_IP, reason="Spam")
     for path, method, operation in operations(document):
         forbidden = operation["responses"].get("403", {}).get("content", {}).get("application/json", {})
         documented = "#/components/schemas/BlockedError" in str(forbidden.get("schema"))
-        response = _call(client, path, method, **from_ip(BLOCKED_IP))
+        response = _call(client, path, method, headers={"X-Guardsvc-Secret": "rahasia-proksi"},
+                         **from_ip(BLOCKED_IP))
         body = response.get_json(silent=True) or {}
         assert (response.status_code == 403 and body.get("blocked") is True) == documented, (
             f"{method.upper()} {path}: answered {response.status_code} {body}, 403 blocked documented: {documented}")

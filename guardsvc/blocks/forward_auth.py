@@ -11,6 +11,7 @@ guarded applications, so it loads no session, checks no CSRF token and runs
 the one block lookup, nothing more.
 """
 import hmac
+import ipaddress
 
 from flask import Blueprint, current_app, render_template, request, url_for
 
@@ -29,10 +30,22 @@ SECRET_HEADER = "X-Guardsvc-Secret"
 REFERENCE_HEADER = "X-Guardsvc-Reference"
 
 
-def _check_secret():
+def _direct_peer():
+    """The TCP peer itself, before ProxyFix replaced it with a forwarded address."""
+    original = request.environ.get("werkzeug.proxy_fix.orig") or {}
+    return original.get("REMOTE_ADDR") or request.environ.get("REMOTE_ADDR") or ""
+
+
+def check_proxy_caller():
+    """Only the proxy asks: it presents the shared secret, or, with none set, calls from loopback."""
     expected = current_app.config["FORWARD_AUTH_SECRET"]
     if not expected:
-        return
+        try:
+            if ipaddress.ip_address(_direct_peer().split("%", 1)[0]).is_loopback:
+                return
+        except ValueError:
+            pass
+        raise Unauthorized(messages.FORWARD_AUTH_SECRET_INVALID)
     given = request.headers.get(SECRET_HEADER, "")
     if not hmac.compare_digest(given.encode("utf-8"), expected.encode("utf-8")):
         raise Unauthorized(messages.FORWARD_AUTH_SECRET_INVALID)
@@ -47,7 +60,7 @@ def _wants_page():
 @bp.get("/forward-auth")
 def forward_auth():
     """Proxy sub-request: 204 when the original client may pass, 403 when it is blocked."""
-    _check_secret()
+    check_proxy_caller()
     ip_address = client_ip()  # ProxyFix has taken the entry GUARDSVC_PROXY_COUNT trusts
     device_id, local_ip = identity_headers()
     cookie_id = cookie_device_id()

@@ -16,6 +16,7 @@ TICKETS_DECIDED = Counter("guardsvc_tickets_decided", "Unblock tickets decided, 
 BLOCKS_CREATED = Counter("guardsvc_blocks_created", "Blocks created (by hand, by CLI, imported).")
 BLOCKS_LIFTED = Counter("guardsvc_blocks_lifted", "Blocks lifted (by hand, by approval, by their source).")
 FORWARD_AUTH = Counter("guardsvc_forward_auth_answers", "Forward-auth answers, by outcome.", ("answer",))
+EDGE_PULLS = Counter("guardsvc_edge_list_pulls", "Pulls of the edge list by a proxy's Lua module.")
 STREAM_PULLS = Counter("guardsvc_decision_stream_pulls", "Pulls of the CrowdSec decision stream.")
 THROTTLED = Counter("guardsvc_throttled", "Requests refused by a rate limit or an account throttle (429 with "
                     "Retry-After), by endpoint.", ("endpoint",))

@@ -1,0 +1,159 @@
+"""nginx's copy of the block list (deploy/nginx/guardsvc_edge.lua) in a real nginx.
+
+The Lua side must never let through a client that forward auth would block:
+its network matching is compared with Python's ``ipaddress`` over random
+addresses, IPv4 and IPv6, on prefix lengths that do and do not end on a hex
+digit. Then: every worker of a multi-worker nginx enforces a new block, and a
+list that guardsvc stopped refreshing hands the decision back to the switch.
+"""
+import ipaddress
+import random
+import subprocess
+import sys
+import time
+
+import pytest
+
+from tests.live import LiveServer, free_port, wait_for_port
+from tests.nginx_support import NGINX, missing, nginx_conf
+from tests.test_nginx_forward_auth import UPSTREAM, eventually, fetch
+
+pytestmark = pytest.mark.proxy
+SECRET = "edge-test-secret"
+NETWORKS = ["203.0.113.7/32", "10.20.0.0/14", "192.168.77.0/24", "172.16.0.0/12", "100.64.3.128/25",
+            "2001:db8:abcd::/48", "2001:db8:1234:5678::/61", "2001:db8:ffff::1/128", "fc00::/7"]
+PROBE = """
+    server {{
+        listen 127.0.0.1:{port};
+        location /listed {{
+            content_by_lua_block {{
+                local listed = require("guardsvc_edge").address_listed(ngx.var.arg_address)
+                ngx.say(tostring(listed))
+            }}
+        }}
+    }}
+"""
+
+
+class Stack:
+    """nginx (with a probe server), the upstream application and guardsvc, started by ``start``."""
+
+    def __init__(self, prefix, workers=0, http_changes=()):
+        self.prefix, self.workers, self.http_changes = prefix, workers, http_changes
+        self.port, self.probe, self.app_port = free_port(), free_port(), free_port()
+        self.processes = []
+        self.guardsvc = None
+
+    def start(self):
+        self.upstream = self._spawn([sys.executable, "-c", UPSTREAM, str(self.app_port)])
+        self.guardsvc = LiveServer(workers=1, env={"GUARDSVC_PROXY_COUNT": "1",
+                                                   "GUARDSVC_FORWARD_AUTH_SECRET": SECRET})
+        (self.prefix / "nginx.conf").write_text(nginx_conf(
+            self.prefix, port=self.port, guardsvc=f"127.0.0.1:{self.guardsvc.port}",
+            app=f"127.0.0.1:{self.app_port}", secret=SECRET, workers=self.workers,
+            http_changes=self.http_changes, http_extra=PROBE.format(port=self.probe)))
+        self.nginx = self._spawn([NGINX, "-p", str(self.prefix), "-c", str(self.prefix / "nginx.conf")])
+        wait_for_port(self.app_port, self.upstream, "upstream")
+        wait_for_port(self.port, self.nginx, "nginx")
+        return self
+
+    def _spawn(self, command):
+        process = subprocess.Popen(command)
+        self.processes.append(process)
+        return process
+
+    def listed(self, address):
+        return fetch(self.probe, f"/listed?address={address}", "127.0.0.1")[2].strip()
+
+    def stop(self):
+        for process in reversed(self.processes):
+            process.terminate()
+            process.wait(timeout=10)
+        if self.guardsvc:
+            self.guardsvc.stop()
+
+
+@pytest.fixture()
+def stack_factory(app, tmp_path):
+    if missing():
+        pytest.skip(missing())
+    stacks = []
+
+    def make(**options):
+        folder = tmp_path / f"nginx{len(stacks)}"
+        folder.mkdir()
+        stacks.append(Stack(folder, **options))
+        return stacks[-1].start()
+    yield make
+    for stack in stacks:
+        stack.stop()
+
+
+def _addresses(network, rng):
+    """Addresses in ``network``, just outside it, and anywhere, in several spellings."""
+    first, last = int(network.network_address), int(network.broadcast_address)
+    top = 2 ** network.max_prefixlen - 1
+    values = {first, last, max(first - 1, 0), min(last + 1, top), rng.randint(first, last)}
+    values |= {rng.randint(0, top) for _ in range(3)}
+    kind = ipaddress.IPv4Address if network.version == 4 else ipaddress.IPv6Address
+    addresses = [kind(value) for value in values]
+    if network.version == 4:  # as an IPv4-mapped IPv6 address, the way a dual-stack socket shows it
+        addresses.append(f"::ffff:{addresses[0]}")
+    else:  # the exploded spelling too
+        addresses.append(addresses[0].exploded)
+    return addresses
+
+
+def test_the_edge_lists_every_address_a_block_covers_and_no_other(stack_factory, make_block):
+    for network in NETWORKS:
+        make_block(network=network)
+    stack = stack_factory()
+    assert eventually(lambda: stack.listed("198.51.100.1") != "nil"), "the list never arrived"
+    networks = [ipaddress.ip_network(text) for text in NETWORKS]
+    rng = random.Random(2026)
+    checked = 0
+    for network in networks:
+        for address in _addresses(network, rng):
+            parsed = ipaddress.ip_address(address)
+            parsed = parsed.ipv4_mapped or parsed if parsed.version == 6 else parsed
+            expected = any(parsed in other for other in networks if other.version == parsed.version)
+            assert stack.listed(address) == str(expected).lower(), address
+            checked += 1
+    assert checked >= 70
+    assert stack.listed("not-an-address") == "true"  # unreadable: forward auth judges it
+
+
+def test_every_nginx_worker_enforces_a_new_block_and_honours_its_lift(stack_factory, make_block, app):
+    from guardsvc.blocks.service import lift_block
+    from guardsvc.extensions import db
+
+    stack = stack_factory(workers=2)
+    cookie = fetch(stack.port, "/", "127.0.0.2")[1]["Set-Cookie"].split(";", 1)[0]
+    headers = {"Cookie": cookie}
+
+    def all_answers(status):
+        return all(fetch(stack.port, "/", "127.0.0.2", headers)[0] == status for _ in range(20))
+
+    assert eventually(lambda: all_answers(200))
+    reference = make_block(device_id=cookie.split("=", 1)[1])
+    started = time.monotonic()
+    assert eventually(lambda: all_answers(403)), "a worker kept letting the blocked device through"
+    enforced_after = time.monotonic() - started
+    with app.app_context():
+        lift_block(reference)
+        db.session.commit()
+    assert all_answers(200)  # a lifted block is honoured at once: the list only sends clients to be asked
+    log = (stack.prefix / "access.log").read_text().splitlines()
+    workers = {line.split()[-2] for line in log if " 403 " in line}
+    assert len(workers) == 2, f"only {workers} answered (enforced after {enforced_after:.1f} s)"
+
+
+def test_a_list_guardsvc_stopped_refreshing_hands_visitors_to_the_switch(stack_factory):
+    stack = stack_factory(http_changes=[("stale_after = 5,", "stale_after = 1,")])
+    cookie = fetch(stack.port, "/", "127.0.0.2")[1]["Set-Cookie"].split(";", 1)[0]
+    assert eventually(lambda: fetch(stack.port, "/kembali", "127.0.0.2", {"Cookie": cookie})[0] == 200
+                      and stack.listed("127.0.0.2") == "false")
+    stack.guardsvc.stop()
+    # Fail closed (the shipped default): once the list is stale, the visitor is asked about; nobody answers.
+    assert eventually(lambda: fetch(stack.port, "/kembali", "127.0.0.2", {"Cookie": cookie})[0] == 503)
+    assert stack.listed("127.0.0.2") == "nil"
