@@ -92,7 +92,9 @@ def test_a_blocked_browser_sees_the_block_page_and_a_script_the_json(caddy_site,
     reference = make_block(network=BLOCKED_SOURCE, reason="Spam")
     status, headers, page = fetch(caddy_site, "/halaman", BLOCKED_SOURCE, {"Accept": "text/html,*/*;q=0.8"})
     assert status == 403 and headers["Content-Type"].startswith("text/html")
-    assert reference in page and f'href="/guardsvc/banding?ref={reference}"' in page and '"app"' not in page
+    assert reference in page and '"app"' not in page
+    # Caddy names the page the browser wanted (X-Forwarded-Uri): the appeal link carries it.
+    assert f'href="/guardsvc/banding?ref={reference}&amp;kembali=/halaman"' in page
     status, _, body = fetch(caddy_site, "/api/data", BLOCKED_SOURCE, {"Accept": "application/json"})
     assert status == 403 and json.loads(body)["reference"] == reference
     # The appeal pages stay reachable for the blocked client.

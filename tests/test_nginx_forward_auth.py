@@ -96,7 +96,8 @@ def test_ip_and_range_blocks_get_the_block_page(stack, make_block, target, sourc
     status, _, body = fetch(stack["port"], "/halaman/apa-saja", source)
     assert status == 403
     assert "Akses Anda diblokir" in body and reference in body and source in body
-    assert f'href="/guardsvc/banding?ref={reference}"' in body
+    # The appeal link carries the page the visitor wanted: "back to it" once approved.
+    assert f'href="/guardsvc/banding?ref={reference}&amp;kembali=/halaman/apa-saja"' in body
     assert fetch(stack["port"], "/", FREE)[0] == 200
 
 

@@ -50,6 +50,9 @@ class UnblockTicket(db.Model):
     device_issued: Mapped[bool] = mapped_column(default=False, server_default=false())
     local_ip: Mapped[str | None] = mapped_column(String(45))
     user_agent: Mapped[str | None] = mapped_column(String(255))
+    # The page the appellant wanted when a proxy stopped them (a same-host path) and its site's host.
+    return_path: Mapped[str | None] = mapped_column(String(1000))
+    site: Mapped[str | None] = mapped_column(String(255))
     block_id: Mapped[int | None] = mapped_column(ForeignKey("blocks.id", ondelete="SET NULL"))
     status: Mapped[str] = mapped_column(String(16), default=PENDING)
     created_at: Mapped[datetime] = mapped_column(default=clock.utcnow)

@@ -64,7 +64,7 @@ def _pending_on_network(ip_address, ceiling):
     return db.session.scalar(_PENDING_ON_NETWORK, {"ip": ip_address, "ceiling": ceiling})
 
 
-def submit_ticket(client, *, name, email, reason, phone=None):
+def submit_ticket(client, *, name, email, reason, phone=None, site=None, return_path=None):
     """Open a pending ticket for ``client``; raise Cooldown while its own one is pending.
 
     The partial unique indexes on pending tickets are what enforce the rule:
@@ -76,7 +76,9 @@ def submit_ticket(client, *, name, email, reason, phone=None):
     spam from one address is priced out without a CAPTCHA. The confirmation
     e-mail, with the private link to the conversation, is queued in the same
     transaction; it is composed before the ticket is inserted, so the three
-    inserts (ticket, link, e-mail) follow one another.
+    inserts (ticket, link, e-mail) follow one another. ``site`` and
+    ``return_path`` say where the appeal form was opened and which page the
+    visitor wanted (the appeal pages behind a proxy).
     """
     ceiling = current_app.config["PENDING_PER_IP"]
     if ceiling and _pending_on_network(client.ip_address, ceiling) >= ceiling:
@@ -86,7 +88,7 @@ def submit_ticket(client, *, name, email, reason, phone=None):
                   device_id=client.device_id, local_ip=client.local_ip, user_agent=client.user_agent,
                   device_issued=bool(client.device_id) and client.device_id == client.device_cookie,
                   block_id=find_active_block_id(client.ip_address, client.device_id, client.local_ip),
-                  status=PENDING, created_at=clock.utcnow())
+                  status=PENDING, created_at=clock.utcnow(), site=site, return_path=return_path)
     for _ in range(MAX_ATTEMPTS):
         values["ticket_number"] = codes.new_code(TICKET_PREFIX)
         confirmation = prepare_confirmation(values)  # before the first write (see there)
@@ -153,7 +155,8 @@ def find_ticket(ticket_number):
 # A status check is the request that floods in (a block wave, everyone reloading): it reads
 # the columns it shows and nothing else, through one statement built once (SQLAlchemy caches
 # its compiled form), and gets plain rows instead of tracked ORM objects.
-PUBLIC_COLUMNS = ("ticket_number", "status", "created_at", "resolved_at", "admin_notes", "access_opened")
+PUBLIC_COLUMNS = ("ticket_number", "status", "created_at", "resolved_at", "admin_notes", "access_opened",
+                  "return_path")
 _PUBLIC_STATUS = select(*(UnblockTicket.__table__.c[name] for name in PUBLIC_COLUMNS)).where(
     UnblockTicket.__table__.c.ticket_number == bindparam("number"))
 
@@ -198,7 +201,8 @@ def decide_ticket(ticket_number, action, *, actor=None, notes=None, origin_ip=No
         ticket.access_opened = bool(decision.lifted_blocks or decision.allow_entries)
     record_event(f"ticket.{status}", ticket.ticket_number, actor=actor, ip_address=origin_ip, details={
         "notes": notes, "lifted_blocks": [block.reference for block in decision.lifted_blocks],
-        "allow_entries": [entry.id for entry in decision.allow_entries]})
+        "allow_entries": [entry.id for entry in decision.allow_entries],
+        **({"site": ticket.site} if ticket.site else {})})
     queue_decision_mail(ticket)
     metrics.TICKETS_DECIDED.labels(status).inc()
     return decision

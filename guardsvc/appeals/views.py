@@ -12,6 +12,7 @@ from guardsvc.blocks.service import REFERENCE_PREFIX
 from guardsvc.web.doors import never_guarded
 from guardsvc.web.errors import Cooldown, NotFound, TooManyPending, is_connection_problem
 from guardsvc.web.identity import current_client
+from guardsvc.web.original_request import safe_host, safe_path
 from guardsvc.pages.forms import load_form
 from guardsvc.web.stale_forms import rerender_when_stale
 from guardsvc.storage.transaction import abandon
@@ -22,22 +23,26 @@ FIELDS = ("name", "email", "phone", "reason")
 # Only the ticket number travels in the session: nothing personal in URLs or cookies.
 SUBMITTED_KEY = "appeal_ticket"
 TICKET_QUERY_MAX = 64
+# The page the visitor wanted (from the block page's link), carried by the form to the ticket.
+RETURN_FIELD = "kembali"
 # Every page that shows a ticket (these and /admin) reads its status from the one table.
 bp.add_app_template_global(TICKET_STATUSES, "ticket_statuses")
 bp.add_app_template_global(explanation, "ticket_explanation")
 
 
 def _render_form(values, *, errors=None, unavailable=False, refused=None, reference=None, failure=None,
-                 status=200):
+                 status=200, return_path=None):
     return render_template("appeals/form.html", values=values, errors=errors, unavailable=unavailable,
                            refused=refused, reference=reference, failure=failure, stamp=spam.form_stamp(),
-                           honeypot=spam.HONEYPOT_FIELD, stamp_field=spam.STAMP_FIELD), status
+                           honeypot=spam.HONEYPOT_FIELD, stamp_field=spam.STAMP_FIELD,
+                           return_field=RETURN_FIELD, return_path=return_path), status
 
 
 @rerender_when_stale("appeal_pages.submit_appeal")
 def _stale_appeal_form(form):
     values = {name: form.get(name, "") for name in FIELDS}
-    return _render_form(values, failure=messages.FORM_EXPIRED, status=400)
+    return _render_form(values, failure=messages.FORM_EXPIRED, status=400,
+                        return_path=safe_path(form.get(RETURN_FIELD)))
 
 
 @bp.get("")
@@ -47,7 +52,7 @@ def appeal_form():
     values = dict.fromkeys(FIELDS, "")
     if reference:
         values["reason"] = messages.APPEAL_REASON_REFERENCE.format(reference=reference)
-    return _render_form(values, reference=reference)
+    return _render_form(values, reference=reference, return_path=safe_path(request.args.get(RETURN_FIELD)))
 
 
 @bp.post("")
@@ -55,22 +60,24 @@ def appeal_form():
 def submit_appeal():
     """Submit the appeal; success goes (303) to the receipt, trouble keeps the typed text."""
     data, errors, values = load_form(TicketSubmitSchema(), request.form, FIELDS)
+    return_path = safe_path(request.form.get(RETURN_FIELD))
     if errors:
-        return _render_form(values, errors=errors, status=422)
+        return _render_form(values, errors=errors, status=422, return_path=return_path)
     if spam.looks_automated(request.form):
-        return _render_form(values, refused=messages.APPEAL_FORM_REFUSED, status=422)
+        return _render_form(values, refused=messages.APPEAL_FORM_REFUSED, status=422, return_path=return_path)
     try:
-        ticket = service.submit_ticket(current_client(), **data)
+        ticket = service.submit_ticket(current_client(), **data, site=safe_host(request.host),
+                                       return_path=return_path)
     except Cooldown as cooldown:
         return render_template("appeals/cooldown.html", ticket_number=cooldown.ticket_number), 429
     except TooManyPending as ceiling:
-        return _render_form(values, refused=ceiling.message, status=429)
+        return _render_form(values, refused=ceiling.message, status=429, return_path=return_path)
     except SQLAlchemyError as error:
         if not is_connection_problem(error):
             raise
         abandon()  # the page below must not meet a broken session
         current_app.logger.error("appeal form: database unavailable", exc_info=True)
-        return _render_form(values, unavailable=True, status=503)
+        return _render_form(values, unavailable=True, status=503, return_path=return_path)
     session[SUBMITTED_KEY] = ticket.ticket_number
     return redirect(url_for(".submitted"), code=303)
 

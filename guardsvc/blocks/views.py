@@ -5,6 +5,7 @@ from guardsvc.storage import clock
 from guardsvc.web.addresses import client_ip
 from guardsvc.blocks.service import find_block
 from guardsvc.web.doors import never_guarded
+from guardsvc.web.original_request import original_page
 
 # The block page is what a blocked client is shown: never guarded.
 bp = never_guarded(Blueprint("block_pages", __name__))
@@ -29,5 +30,7 @@ def block_facts(block):
         "active": block is not None and block.is_active_at(now),
         "expires_at": block.expires_at if block is not None else None,
         "site_name": config.get("SITE_NAME"),
+        # The page the visitor wanted, carried to the appeal form: "back to it" once approved.
+        "return_path": original_page()[1],
         "contact": config.get("CONTACT"),
     }

@@ -31,7 +31,7 @@ BATCH_SIZE = 500
 # Keys earlier audit entries used for a person's address, device or contact.
 PERSONAL_AUDIT_KEYS = ("target", "local_ip", "email", "name", "ip_address", "device_id")
 TICKET_PERSONAL_FIELDS = ("name", "email", "phone", "reason", "ip_address", "local_ip", "device_id",
-                          "user_agent")
+                          "user_agent", "return_path")
 
 
 @dataclass(frozen=True)
