@@ -5,6 +5,7 @@ compose file has web, worker, a one-shot migrate, PostgreSQL, Redis and nginx
 from deploy/, secrets as files; the systemd units run web and worker unprivileged.
 """
 import re
+import subprocess
 
 import yaml
 
@@ -32,9 +33,9 @@ def test_compose_has_every_part_and_takes_secrets_from_files():
         assert environment["GUARDSVC_SECRET_KEY_FILE"].startswith("/run/secrets/")
         assert environment["GUARDSVC_RATELIMIT_STORAGE_URI"].startswith("redis://")  # several workers
     assert services["worker"]["command"][-1] == "worker"
-    mounted = services["nginx"]["volumes"][0].split(":")[0]
-    assert (ROOT / "deploy" / mounted).resolve() == (ROOT / "deploy/nginx/guardsvc.conf").resolve()
-    assert all(placeholder in services["nginx"]["command"][-1] for placeholder in ("@LISTEN@", "@GUARDSVC@", "@APP@", "@SECRET@"))
+    mounted, inside = services["nginx"]["volumes"][0].split(":")[:2]
+    assert (ROOT / "deploy" / mounted).resolve() == (ROOT / "deploy/nginx").resolve()
+    assert f"{inside}/render {inside} /etc/nginx/conf.d " in services["nginx"]["command"][-1]
     assert set(compose["secrets"]) >= {"database_url", "secret_key", "forward_auth_secret"}
 
 
@@ -44,3 +45,23 @@ def test_systemd_units_run_web_and_worker_unprivileged():
         assert re.search(r"^User=guardsvc$", unit, re.M) and "NoNewPrivileges=true" in unit
         assert re.search(rf"^ExecStart=.*{command}", unit, re.M) and "EnvironmentFile=" in unit
         assert "[Install]" in unit and "WantedBy=multi-user.target" in unit
+
+
+def test_the_render_script_fills_every_placeholder_the_way_the_suite_does(tmp_path):
+    from tests.nginx_support import nginx_conf
+
+    (tmp_path / "secret").write_text("rahasia-proksi-123\n")
+    subprocess.run([str(ROOT / "deploy/nginx/render"), str(ROOT / "deploy/nginx"), str(tmp_path / "conf"),
+                    str(tmp_path / "state"), "127.0.0.1:8080", "127.0.0.1:8000", "127.0.0.1:3000",
+                    str(tmp_path / "secret")], check=True)
+    rendered = "\n".join((tmp_path / "conf" / name).read_text() for name in ("guardsvc-http.conf", "guardsvc.conf"))
+    assert "@" + "LISTEN@" not in rendered and not re.search(r"@[A-Z]+@", rendered)
+    assert (tmp_path / "state" / "guardsvc_edge.lua").read_bytes() == (ROOT / "deploy/nginx/guardsvc_edge.lua").read_bytes()
+    (tmp_path / "suite").mkdir()
+    expected = nginx_conf(tmp_path / "suite", port=8080, guardsvc="127.0.0.1:8000", app="127.0.0.1:3000",
+                          secret="rahasia-proksi-123").replace(str(tmp_path / "suite" / "state"), str(tmp_path / "state"))
+    assert rendered.replace("\n", "") in expected.replace("\n", "")
+    (tmp_path / "bad").write_text("a'b; evil")
+    refused = subprocess.run([str(ROOT / "deploy/nginx/render"), str(ROOT / "deploy/nginx"), str(tmp_path / "c2"),
+                              str(tmp_path / "s2"), "80", "g:1", "a:1", str(tmp_path / "bad")], capture_output=True)
+    assert refused.returncode == 2 and not (tmp_path / "c2").exists()
