@@ -29,6 +29,7 @@ def create_app(config=None):
     app.config.update(config or {})
     configure_logging(app)
     trust_proxies(app)
+    bound_every_request(app)
     register_extensions(app)
     register_request_hooks(app)
     register_blueprints(app)
@@ -55,6 +56,13 @@ def trust_proxies(app):
     if count > 0:
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=count, x_proto=count, x_host=0, x_port=0,
                                 x_prefix=count)
+
+
+def bound_every_request(app):
+    """Every request, teardown included, ends within REQUEST_DEADLINE_SECONDS (guardsvc.storage.deadline)."""
+    from guardsvc.storage.deadline import RequestDeadline
+
+    app.wsgi_app = RequestDeadline(app.wsgi_app, app.config["REQUEST_DEADLINE_SECONDS"])
 
 
 def register_extensions(app):

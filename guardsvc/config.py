@@ -173,6 +173,10 @@ def load_settings(instance_path):
         "DATABASE_CONNECT_TIMEOUT_SECONDS": read.number("DATABASE_CONNECT_TIMEOUT_SECONDS", 3),
         "DATABASE_STATEMENT_TIMEOUT_SECONDS": read.number("DATABASE_STATEMENT_TIMEOUT_SECONDS", kind=float, default=5),
         "DATABASE_POOL_TIMEOUT_SECONDS": read.number("DATABASE_POOL_TIMEOUT_SECONDS", kind=float, default=5),
+        # Behind PgBouncer in transaction mode: timeouts set per transaction, no prepared statements.
+        "DATABASE_TRANSACTION_POOLING": read.flag("DATABASE_TRANSACTION_POOLING", False),
+        # Every request ends within this, teardown included; its waits on the database are cut to it.
+        "REQUEST_DEADLINE_SECONDS": read.number("REQUEST_DEADLINE_SECONDS", kind=float, default=5, minimum=0.5),
         "MIGRATION_LOCK_TIMEOUT_SECONDS": read.number("MIGRATION_LOCK_TIMEOUT_SECONDS", kind=float, default=5),
         "SQLITE_BUSY_TIMEOUT_SECONDS": read.number("SQLITE_BUSY_TIMEOUT_SECONDS", kind=float, default=5),
         "PROXY_COUNT": read.number("PROXY_COUNT", 0),

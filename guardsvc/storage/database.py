@@ -11,16 +11,33 @@ hangs costs a request a few seconds and a 503, never a worker stuck for good:
   closed, so the pool drops it.
 - SQLite: ``busy_timeout`` for a writer waiting for another process's lock.
 - Both: the pool's wait for a free connection.
+
+Serving a request, each of these waits is also cut to what is left of the
+request's deadline (``guardsvc.storage.deadline``), so that they cannot add
+up past it, and a wait that ran out trips the breaker that answers the next
+second's requests at once.
+
+Behind a pooler in transaction mode (PgBouncer, ``DATABASE_TRANSACTION_POOLING``)
+a connection's startup parameters and session settings would reach whichever
+server connection the pooler picks: the statement timeout is then set inside
+every transaction (``SET LOCAL``), and statements are never prepared.
 """
 import logging
+import math
 import os
+import socket
+import time
+import weakref
 
 import psycopg
 from flask import has_request_context
 from sqlalchemy import event, text
 from sqlalchemy.engine import make_url
+from sqlalchemy.exc import TimeoutError as PoolTimeout
+from sqlalchemy.pool import QueuePool
 
 from guardsvc.extensions import db
+from guardsvc.storage import deadline
 
 log = logging.getLogger(__name__)
 # On top of statement_timeout: time for the server's own cancellation to arrive first.
@@ -31,12 +48,16 @@ def init_database(app):
     config = app.config
     uri = config["SQLALCHEMY_DATABASE_URI"]
     options = dict(config["SQLALCHEMY_ENGINE_OPTIONS"])
+    statement_ms = int(config["DATABASE_STATEMENT_TIMEOUT_SECONDS"] * 1000)
+    pooled = config["DATABASE_TRANSACTION_POOLING"]
     if uri.startswith("postgresql"):
         options["pool_timeout"] = config["DATABASE_POOL_TIMEOUT_SECONDS"]
-        statement_ms = int(config["DATABASE_STATEMENT_TIMEOUT_SECONDS"] * 1000)
+        options["poolclass"] = DeadlinePool
         options["connect_args"] = {
             "connect_timeout": config["DATABASE_CONNECT_TIMEOUT_SECONDS"],
-            "options": f"-c statement_timeout={statement_ms}",
+            # A pooler in transaction mode refuses startup options, and prepared statements
+            # would live on a server connection the next transaction may not get.
+            **({"prepare_threshold": None} if pooled else {"options": f"-c statement_timeout={statement_ms}"}),
             **options.get("connect_args", {}),
         }
     elif uri.startswith("sqlite"):
@@ -53,14 +74,59 @@ def init_database(app):
     elif uri.startswith("postgresql+psycopg"):
         answer_limit = config["DATABASE_STATEMENT_TIMEOUT_SECONDS"] + ANSWER_GRACE_SECONDS
         event.listen(engine, "do_connect", _bounded_connect(answer_limit))
+        event.listen(engine.pool, "checkout", lambda *_: deadline.pinging(False))
+        if pooled:
+            event.listen(engine, "begin", _timeout_per_transaction(statement_ms))
+
+
+def _timeout_per_transaction(statement_ms):
+    def begin(connection):
+        connection.exec_driver_sql(f"SET LOCAL statement_timeout = {statement_ms}")
+    return begin
 
 
 def _bounded_connect(answer_limit):
     def connect(_dialect, _record, cargs, cparams):
-        connection = BoundedConnection.connect(*cargs, **cparams)
+        serving = deadline.remaining() is not None
+        if serving and not deadline.database_breaker.allows():
+            raise psycopg.OperationalError("the database did not answer a moment ago")
+        params = dict(cparams)
+        if params.get("connect_timeout"):  # libpq counts whole seconds
+            params["connect_timeout"] = max(1, math.ceil(deadline.bounded(params["connect_timeout"])))
+        started = time.monotonic()
+        try:
+            connection = BoundedConnection.connect(*cargs, **params)
+        except psycopg.OperationalError:
+            if serving and time.monotonic() - started >= deadline.BREAKER_EVIDENCE_SECONDS:
+                _trip_and_cut_waits()  # it accepted nothing, or answered nothing, for a while
+            raise
+        deadline.database_breaker.answered()
         connection.answer_limit = answer_limit
         return connection
     return connect
+
+
+class DeadlinePool(QueuePool):
+    """A QueuePool whose wait for a free connection ends with the request's deadline.
+
+    Serving a request while the breaker is open (the database just failed to
+    answer), it does not wait at all.
+    """
+
+    @property
+    def _timeout(self):
+        if deadline.remaining() is not None and not deadline.database_breaker.allows():
+            raise PoolTimeout("the database did not answer a moment ago")
+        return deadline.bounded(self._configured_timeout)
+
+    @_timeout.setter
+    def _timeout(self, value):
+        self._configured_timeout = value
+
+    def _do_get(self):
+        record = super()._do_get()
+        deadline.pinging(True)  # the liveness check comes next; the "checkout" event ends it
+        return record
 
 
 class BoundedConnection(psycopg.Connection):
@@ -73,15 +139,42 @@ class BoundedConnection(psycopg.Connection):
     answer_limit = None
 
     def wait(self, gen, interval=0.1, timeout=None):
-        if timeout is None and has_request_context():
-            timeout = self.answer_limit
+        if timeout is None and (deadline.remaining() is not None or has_request_context()):
+            timeout = deadline.answer_limit(self.answer_limit)
+        pinging = deadline.is_pinging()
+        _WAITING.add(self)
         try:
-            return super().wait(gen, interval=interval, timeout=timeout)
+            result = super().wait(gen, interval=interval, timeout=timeout)
         except psycopg.errors._WaitTimeout:  # psycopg's own "timeout expired" (private name)
-            log.error("the database did not answer within %.1f s: closing the connection",
-                      self.answer_limit)
+            log.error("the database did not answer within %.1f s: closing the connection", timeout)
             self.pgconn.finish()
+            if pinging and deadline.remaining() is not None:
+                _trip_and_cut_waits()  # SELECT 1 unanswered: the database is silent for everyone
             raise psycopg.OperationalError("the database did not answer in time") from None
+        finally:
+            _WAITING.discard(self)
+        deadline.database_breaker.answered()
+        return result
+
+
+# The connections of this process that wait for the database now (cut when it is known silent).
+_WAITING = weakref.WeakSet()
+
+
+def _trip_and_cut_waits():
+    """Open the breaker and end every wait on the database in this process at once.
+
+    Shutting a waiting connection's socket down wakes its thread, which fails
+    that request with a 503 now instead of at its deadline: the threads go back
+    to serving what needs no database.
+    """
+    deadline.database_breaker.trip()
+    for connection in list(_WAITING):
+        try:
+            with socket.socket(fileno=os.dup(connection.pgconn.socket)) as duplicate:
+                duplicate.shutdown(socket.SHUT_RDWR)
+        except (OSError, psycopg.Error):
+            pass  # already closed
 
 
 def _sqlite_pragmas(busy_ms):

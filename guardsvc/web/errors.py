@@ -9,7 +9,7 @@ from functools import wraps
 
 from flask import current_app, jsonify, make_response, render_template, render_template_string, request
 from flask_wtf.csrf import CSRFError
-from sqlalchemy.exc import DBAPIError, OperationalError, InterfaceError
+from sqlalchemy.exc import DBAPIError, OperationalError, InterfaceError, TimeoutError as PoolTimeout
 from werkzeug.exceptions import HTTPException
 
 from guardsvc import messages
@@ -231,7 +231,7 @@ def _handle_csrf_error(error):
 
 def is_connection_problem(error):
     """True when ``error`` means the database could not be reached (answer 503)."""
-    if isinstance(error, (OperationalError, InterfaceError)):
+    if isinstance(error, (OperationalError, InterfaceError, PoolTimeout)):
         return True
     return isinstance(error, DBAPIError) and bool(getattr(error, "connection_invalidated", False))
 
