@@ -180,7 +180,8 @@ def register_commands(app):
     from guardsvc.sessions.cli import sessions_cli
     from guardsvc.retention.cli import purge_command, worker_command
     from guardsvc.twofactor.cli import twofactor_cli
+    from guardsvc.webhooks.cli import webhooks_cli
 
     for group in (users_cli, tokens_cli, tickets_cli, mail_cli, blocks_cli, allows_cli, sessions_cli,
-                  twofactor_cli, bouncers_cli, crowdsec_cli, purge_command, worker_command):
+                  twofactor_cli, bouncers_cli, crowdsec_cli, webhooks_cli, purge_command, worker_command):
         app.cli.add_command(group)

@@ -9,6 +9,7 @@ all of them in one ``SettingsError``. A secret may come from a file:
 import logging
 import os
 import secrets
+import shlex
 from pathlib import Path
 from urllib.parse import urlsplit
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
@@ -87,6 +88,27 @@ class _Reader:
             self.problems.append(f"{PREFIX}{name}: {value!r} is not an http:// or https:// address")
             return default
         return value
+
+
+def unban_command(read=None):
+    """``GUARDSVC_FAIL2BAN_UNBAN_COMMAND`` split into argv (never run through a shell), or None when unset.
+
+    The address goes into the arguments that hold ``{ip}``, so the command must name it.
+    """
+    read = read or _Reader()
+    value = read.text("FAIL2BAN_UNBAN_COMMAND")
+    if value is None:
+        return None
+    try:
+        argv = shlex.split(value)
+    except ValueError as exc:
+        read.problems.append(f"GUARDSVC_FAIL2BAN_UNBAN_COMMAND: {value!r} cannot be split into words ({exc})")
+        return None
+    if not argv or not any("{ip}" in word for word in argv[1:]):
+        read.problems.append(f"GUARDSVC_FAIL2BAN_UNBAN_COMMAND: {value!r} has no {{ip}} argument "
+                             "(e.g. \"sudo fail2ban-client unban {ip}\")")
+        return None
+    return tuple(argv)
 
 
 def shared_secret_key(instance_path):
@@ -261,6 +283,19 @@ def load_settings(instance_path):
         "CROWDSEC_PULL_SECONDS": read.number("CROWDSEC_PULL_SECONDS", 10),
         "CROWDSEC_TIMEOUT_SECONDS": read.number("CROWDSEC_TIMEOUT_SECONDS", kind=float, default=10),
         "CROWDSEC_RETRY_SECONDS": read.number("CROWDSEC_RETRY_SECONDS", 30),
+        # Webhooks (guardsvc.webhooks): endpoints come from `flask webhooks add`; these shape delivery.
+        # One deadline for a whole POST (connect, send, answer).
+        "WEBHOOK_TIMEOUT_SECONDS": read.number("WEBHOOK_TIMEOUT_SECONDS", kind=float, default=5, minimum=0.1),
+        # First wait after a failed delivery: doubling (with jitter) up to an hour, then given up on.
+        "WEBHOOK_RETRY_SECONDS": read.number("WEBHOOK_RETRY_SECONDS", kind=float, default=30),
+        "WEBHOOK_MAX_ATTEMPTS": read.number("WEBHOOK_MAX_ATTEMPTS", 15, minimum=1),
+        "WEBHOOK_POLL_SECONDS": read.number("WEBHOOK_POLL_SECONDS", kind=float, default=5, minimum=0.1),
+        # How long a process trusts its list of subscribed events (an endpoint added elsewhere waits this long).
+        "WEBHOOK_REFRESH_SECONDS": read.number("WEBHOOK_REFRESH_SECONDS", kind=float, default=10),
+        # Opt-in: the command the worker runs when an approval lifts a block on an IP, e.g.
+        # "sudo fail2ban-client unban {ip}"; retried with the webhooks' backoff until it exits 0.
+        "FAIL2BAN_UNBAN_COMMAND": unban_command(read),
+        "FAIL2BAN_TIMEOUT_SECONDS": read.number("FAIL2BAN_TIMEOUT_SECONDS", kind=float, default=10, minimum=0.1),
         "LOG_LEVEL": read.text("LOG_LEVEL", "INFO"),
         # /metrics answers only with "Authorization: Bearer <this>"; unset, it does not exist.
         "METRICS_TOKEN": read.text("METRICS_TOKEN"),

@@ -143,6 +143,9 @@ BOUNCER_NAME_INVALID = "Nama bouncer wajib diisi, maksimal 100 karakter."
 # Reasons on blocks imported from a CrowdSec LAPI (administrators read them on the desk).
 CROWDSEC_BLOCK_REASON = "Keputusan CrowdSec #{decision_id}: {scenario}"
 CROWDSEC_DECISION_ENDED = "Keputusan CrowdSec #{decision_id} sudah dihapus atau berakhir."
+WEBHOOK_URL_INVALID = "Alamat webhook harus berupa URL http:// atau https:// tanpa nama pengguna dan kata sandi."
+WEBHOOK_EVENTS_INVALID = "Jenis peristiwa tidak dikenal: {unknown}. Pilihan: {choices}."
+WEBHOOK_NOT_FOUND = "Webhook tidak ditemukan."
 ALLOW_CREATED = "Daftar izin untuk {target} berhasil dibuat."
 ALLOW_REMOVED = "Daftar izin untuk {target} berhasil dihapus."
 

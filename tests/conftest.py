@@ -53,6 +53,10 @@ os.environ.update({
     "GUARDSVC_APPEAL_MIN_FILL_SECONDS": "0",
     "GUARDSVC_LOG_LEVEL": "WARNING",
     "GUARDSVC_TESTING_CHEAP_PASSWORD_HASHES": "true",
+    # The subscribed webhook events are read once (``app`` below) and again after a test that left
+    # endpoints (``_clean_tables``), never because a period ran out: that read would land in
+    # whichever request came next, and the statement budgets count every statement.
+    "GUARDSVC_WEBHOOK_REFRESH_SECONDS": "86400",
 })
 
 from sqlalchemy import create_engine, exists, literal, select, text, union_all  # noqa: E402
@@ -133,7 +137,17 @@ def app():
         from flask_migrate import upgrade
 
         upgrade()
+        _read_webhook_subscriptions()
     yield app
+
+
+def _read_webhook_subscriptions():
+    """Read the subscribed webhook events (none, after a clean-up) now, not in the next test's request."""
+    from guardsvc.webhooks.service import forget_subscriptions, subscribed_events
+
+    forget_subscriptions()
+    subscribed_events()
+    db.session.remove()
 
 
 @pytest.fixture(autouse=True)
@@ -156,6 +170,8 @@ def _clean_tables(request):
             for table in tables:
                 if table.name in filled:
                     conn.execute(table.delete())
+        if "webhook_endpoints" in filled:
+            _read_webhook_subscriptions()
 
 
 @functools.cache

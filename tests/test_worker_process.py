@@ -1,4 +1,5 @@
-"""A real `flask worker` process: it delivers mail and applies the retention rules, then stops cleanly."""
+"""A real `flask worker` process: it delivers mail and webhooks, runs unbans and applies the retention rules,
+then stops cleanly."""
 import os
 import signal
 import subprocess
@@ -12,6 +13,8 @@ from guardsvc.appeals import service as appeals
 from guardsvc.appeals.models import UnblockTicket
 from guardsvc.extensions import db
 from tests.smtp import smtp_server  # noqa: F401
+from tests.test_fail2ban_unban import FAKE_FAIL2BAN, calls_of
+from tests.webhook_receiver import receiver  # noqa: F401
 
 ROOT = Path(__file__).resolve().parent.parent
 FLASK = str(Path(sys.executable).with_name("flask"))
@@ -25,10 +28,17 @@ def wait_for(check, seconds=20):
     return check()
 
 
-def test_worker_delivers_mail_and_purges(app, make_ticket, smtp_server):  # noqa: F811
-    number = make_ticket(email="budi@example.com").ticket_number
+def test_worker_sends_mail_and_webhooks_unbans_and_purges(app, runner, make_ticket, make_block,
+                                                          smtp_server, receiver, tmp_path, monkeypatch):  # noqa: F811
+    script, calls = tmp_path / "fail2ban-client", tmp_path / "calls.jsonl"
+    script.write_text(FAKE_FAIL2BAN)  # fails the first time
+    command = f"{sys.executable} {script} {calls} unban {{ip}}"
+    monkeypatch.setitem(app.config, "FAIL2BAN_UNBAN_COMMAND", tuple(command.split()))  # where approvals happen
+    secret = runner.invoke(args=["webhooks", "add", receiver.url, "--events", "ticket.decided"]).output.split()[-1]
+    make_block(network="203.0.113.9")
+    number = make_ticket(email="budi@example.com", ip="203.0.113.9").ticket_number
     with app.app_context():
-        appeals.decide_ticket(number, "reject")  # queues the decision e-mail
+        appeals.decide_ticket(number, "approve")  # queues the decision e-mail, the webhook and the unban
         db.session.commit()
 
     def erased():
@@ -39,14 +49,22 @@ def test_worker_delivers_mail_and_purges(app, make_ticket, smtp_server):  # noqa
 
     # A retention period of 0 days: the decided ticket is due at once.
     env = {**os.environ, **smtp_server.env, "GUARDSVC_MAIL_POLL_SECONDS": "1", "GUARDSVC_RETENTION_DAYS": "0",
-           "GUARDSVC_LOG_LEVEL": "INFO"}
+           "GUARDSVC_WEBHOOK_POLL_SECONDS": "0.2", "GUARDSVC_WEBHOOK_RETRY_SECONDS": "0.2",
+           "GUARDSVC_FAIL2BAN_UNBAN_COMMAND": command, "GUARDSVC_LOG_LEVEL": "INFO"}
     process = subprocess.Popen([FLASK, "--app", "guardsvc", "worker"], cwd=ROOT, env=env,
                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
         assert wait_for(lambda: smtp_server.inbox.to("budi@example.com"))
         assert wait_for(erased)
+        assert wait_for(lambda: receiver.requests)
+        assert wait_for(lambda: len(calls_of(calls)) == 2)  # failed once, then done
     finally:
         process.send_signal(signal.SIGTERM)
         output = process.communicate(timeout=20)[0]
     assert process.returncode == 0, output
     assert "worker started" in output and "worker stopped" in output
+    [webhook] = receiver.requests
+    assert webhook.verified(secret)["data"]["ticket_number"] == number
+    assert calls_of(calls)[-1] == ["unban", "203.0.113.9"]
+    assert "webhooks: delivered" in output and secret not in output
+

@@ -16,6 +16,7 @@ from guardsvc.blocks.models import target_kind
 from guardsvc.blocks.networks import canonical_network, display_target
 from guardsvc.blocks.service import blocks_on_client, lift_blocks
 from guardsvc.crowdsec.source import queue_decision_deletions
+from guardsvc.webhooks.fail2ban import queue_unbans
 from guardsvc.web.identity import device_label
 
 
@@ -87,6 +88,7 @@ def carry_out(ticket, plan, *, actor=None, origin_ip=None):
     reason = messages.APPEAL_APPROVED_LIFT_REASON.format(ticket=ticket.ticket_number)
     lifted = lift_blocks(plan.to_lift, actor=actor, reason=reason)
     queue_decision_deletions(lifted)  # a block imported from CrowdSec: delete that decision there, by its id
+    queue_unbans(display_target(block.network) for block in lifted if target_kind(block) == "ip")  # fail2ban too
     entries = []
     if plan.allow:
         until = clock.utcnow() + timedelta(days=current_app.config["APPEAL_ALLOW_DAYS"])

@@ -9,6 +9,7 @@ from guardsvc import messages
 from guardsvc.storage import clock, codes
 from guardsvc.appeals.conversation import prepare_confirmation, store_confirmation
 from guardsvc.appeals.approval import carry_out, preview_approval
+from guardsvc.appeals.events import queue_ticket_event
 from guardsvc.appeals.models import PENDING_ONLY, UnblockTicket
 from guardsvc.appeals.statuses import APPROVED, PENDING, REJECTED, STATUSES
 from guardsvc.appeals.notify import queue_decision_mail
@@ -76,7 +77,8 @@ def submit_ticket(client, *, name, email, reason, phone=None, site=None, return_
     spam from one address is priced out without a CAPTCHA. The confirmation
     e-mail, with the private link to the conversation, is queued in the same
     transaction; it is composed before the ticket is inserted, so the three
-    inserts (ticket, link, e-mail) follow one another. ``site`` and
+    inserts (ticket, link, e-mail) follow one another. So does the
+    ``ticket.submitted`` webhook event, when an endpoint wants it. ``site`` and
     ``return_path`` say where the appeal form was opened and which page the
     visitor wanted (the appeal pages behind a proxy).
     """
@@ -99,6 +101,7 @@ def submit_ticket(client, *, name, email, reason, phone=None, site=None, return_
                 raise _cooldown(client, existing)
             continue  # the number was taken: draw another
         store_confirmation(ticket, confirmation)
+        queue_ticket_event("ticket.submitted", ticket)
         metrics.TICKETS_SUBMITTED.inc()
         return ticket
     raise RuntimeError("could not store the ticket")  # pragma: no cover
@@ -177,8 +180,9 @@ def decide_ticket(ticket_number, action, *, actor=None, notes=None, origin_ip=No
     so of two concurrent decisions exactly one changes a row; the other gets
     InvalidState (409). An approval lifts the blocks on exactly this client and
     allows it past a range that still covers it (``approval.preview_approval``;
-    ``lift_ranges`` lifts ranges too); that, the audit entry and the decision
-    e-mail happen in the same transaction. ``actor`` None means the command line.
+    ``lift_ranges`` lifts ranges too); that, the audit entry, the decision
+    e-mail and the ``ticket.decided`` webhook event happen in the same
+    transaction. ``actor`` None means the command line.
     """
     ticket = find_ticket(ticket_number)
     status = DECISIONS[action]
@@ -204,6 +208,9 @@ def decide_ticket(ticket_number, action, *, actor=None, notes=None, origin_ip=No
         "allow_entries": [entry.id for entry in decision.allow_entries],
         **({"site": ticket.site} if ticket.site else {})})
     queue_decision_mail(ticket)
+    queue_ticket_event("ticket.decided", ticket, access_opened=ticket.access_opened,
+                       lifted_blocks=[block.reference for block in decision.lifted_blocks],
+                       allow_entries=len(decision.allow_entries))
     metrics.TICKETS_DECIDED.labels(status).inc()
     return decision
 

@@ -6,6 +6,7 @@ from sqlalchemy import Boolean, and_, bindparam, func, or_, select, true, union_
 from guardsvc import messages
 from guardsvc.storage import clock, codes
 from guardsvc.audit.service import record_event
+from guardsvc.blocks.events import queue_block_event
 from guardsvc.blocks.models import AllowEntry, Block, target_kind
 from guardsvc.blocks.networks import candidate_networks, canonical_network
 from guardsvc.web.errors import InvalidState, NotFound, ValidationFailed
@@ -143,6 +144,7 @@ def create_block(*, network=None, device_id=None, local_ip=None, reason=None, ex
     record_event("block.created", block.reference, actor=actor, ip_address=origin_ip, details={
         "kind": target_kind(block), "narrowed": local_ip is not None, "reason": reason,
         "expires_at": clock.isoformat(expires_at), **({"origin": origin} if origin else {})})
+    queue_block_event("block.created", block)
     return block
 
 
@@ -190,7 +192,7 @@ def get_block(reference):
 
 
 def _mark_lifted(block, actor, reason, now):
-    """Conditional UPDATE: of two concurrent lifts exactly one changes the row."""
+    """Conditional UPDATE: of two concurrent lifts exactly one changes the row (it alone counts and tells)."""
     changed = db.session.execute(
         update(Block).where(Block.id == block.id, Block.lifted_at.is_(None))
         .values(lifted_at=now, lifted_by_id=actor.id if actor else None, lift_reason=reason)
@@ -199,6 +201,7 @@ def _mark_lifted(block, actor, reason, now):
     db.session.refresh(block)
     if changed == 1:
         metrics.BLOCKS_LIFTED.inc()
+        queue_block_event("block.lifted", block)
     return changed == 1
 
 

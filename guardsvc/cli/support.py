@@ -48,3 +48,21 @@ def echo_rows(columns, rows, *, as_json=False, empty="nothing to list", more=0):
 def json_option(command):
     """``--json``: print the list as a JSON array instead of a table."""
     return click.option("--json", "as_json", is_flag=True, help="Print a JSON array instead of a table.")(command)
+
+
+class Checked(click.ParamType):
+    """A parameter checked by a service function (``check(value)`` returns it cleaned or raises GuardError).
+
+    Its refusal is a usage error like any other bad parameter: the service's
+    words, exit status 2.
+    """
+
+    def __init__(self, name, check):
+        self.name, self.check = name, check
+
+    def convert(self, value, param, ctx):
+        try:
+            return self.check(value)
+        except GuardError as exc:
+            details = [message for messages in (exc.errors or {}).values() for message in messages]
+            self.fail("; ".join(details) or exc.message, param, ctx)

@@ -24,6 +24,7 @@ from guardsvc.crowdsec.models import DecisionDeletion
 from guardsvc.extensions import db
 from guardsvc.storage import clock
 from guardsvc.storage.inserts import insert_unless_conflict
+from guardsvc.storage.queue import backoff
 
 log = logging.getLogger("guardsvc.crowdsec")
 SCOPES = {IP_SCOPE.lower(), RANGE_SCOPE.lower()}
@@ -119,8 +120,7 @@ def _already_gone(error):
 
 
 def _retry_later(job, error):
-    base = timedelta(seconds=current_app.config["CROWDSEC_RETRY_SECONDS"])
-    delay = min(base * 2 ** max(job.attempts - 1, 0), MAX_BACKOFF)
+    delay = backoff(timedelta(seconds=current_app.config["CROWDSEC_RETRY_SECONDS"]), job.attempts, MAX_BACKOFF)
     job.next_attempt_at, job.last_error = clock.utcnow() + delay, str(error)[:1000]
     log.warning("crowdsec: decision %s not deleted yet (attempt %s), retry in %ss: %s", job.decision_id,
                 job.attempts, int(delay.total_seconds()), error)

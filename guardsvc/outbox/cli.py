@@ -13,16 +13,12 @@ log = logging.getLogger("guardsvc.mail")
 mail_cli = CommandGroup("mail", help="Deliver queued e-mail.")
 
 
-def _summary(report):
-    return f"sent {len(report.sent)}, retrying {len(report.retrying)}, failed {len(report.failed)}"
-
-
 def deliver_round():
     """Queue periodic mail, deliver what is due now, log what happened (a round of the deliverer or the worker)."""
     run_rounds()
     report = delivery.deliver_due()
     if report.handled:
-        log.info("mail delivery: %s", _summary(report))
+        log.info("mail delivery: %s", report.summary())
     return report
 
 
@@ -31,7 +27,7 @@ def deliver_round():
 def deliver(once):
     """Queue periodic e-mail (digests) and deliver the queue; loops until stopped (SIGTERM/Ctrl-C) unless --once."""
     if once:
-        click.echo(_summary(deliver_round()))
+        click.echo(deliver_round().summary())
         return
     # Finish the message in hand, then leave: a send is never cut off half-way.
     stop = stop_on_signals()

@@ -4,8 +4,8 @@ from datetime import datetime
 from sqlalchemy import CheckConstraint, Index, String, Text
 from sqlalchemy.orm import Mapped, mapped_column
 
-from guardsvc.storage import clock
 from guardsvc.storage.columns import one_of
+from guardsvc.storage.queue import QueuedWork
 from guardsvc.extensions import db
 
 STATUSES = ("pending", "sending", "sent", "failed")
@@ -14,7 +14,7 @@ FINISHED = ("sent", "failed")
 ERASED_BODY = {"body_text": "", "body_html": None}
 
 
-class OutboxMessage(db.Model):
+class OutboxMessage(QueuedWork, db.Model):
     __tablename__ = "mail_outbox"
     __table_args__ = (
         CheckConstraint(one_of("status", STATUSES), name="status"),
@@ -28,13 +28,5 @@ class OutboxMessage(db.Model):
     subject: Mapped[str] = mapped_column(String(255))
     body_text: Mapped[str] = mapped_column(Text)
     body_html: Mapped[str | None] = mapped_column(Text)
-    status: Mapped[str] = mapped_column(String(16), default="pending")
-    attempts: Mapped[int] = mapped_column(default=0)
-    next_attempt_at: Mapped[datetime] = mapped_column(default=clock.utcnow)
-    # A deliverer owns a message while status is 'sending' and claimed_until lies ahead;
-    # after that (a crashed deliverer) the message is due again.
-    claim_token: Mapped[str | None] = mapped_column(String(32))
-    claimed_until: Mapped[datetime | None]
-    last_error: Mapped[str | None] = mapped_column(Text)
-    created_at: Mapped[datetime] = mapped_column(default=clock.utcnow)
+    # status, attempts, next_attempt_at, claim_token, claimed_until, last_error, created_at: QueuedWork.
     sent_at: Mapped[datetime | None]

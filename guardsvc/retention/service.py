@@ -26,6 +26,7 @@ from guardsvc.sessions.service import idle_cutoff
 from guardsvc.signin.models import LoginEvent
 from guardsvc.accounts.models import PasswordReset
 from guardsvc.blocks.models import AllowEntry
+from guardsvc.webhooks.models import FINISHED as HOOKS_FINISHED, HookDelivery
 
 BATCH_SIZE = 500
 # Keys earlier audit entries used for a person's address, device or contact.
@@ -89,10 +90,12 @@ def _remove_mail_bodies(ids, now):
                        .values(ERASED_BODY).execution_options(synchronize_session=False))
 
 
-def _old_mail_due(now, config):
-    """Finished messages past the retention period: the recipient's address goes with the row."""
-    return (OutboxMessage.status.in_(FINISHED),
-            OutboxMessage.created_at < _days_ago(now, config, "RETENTION_DAYS"))
+def _finished_long_ago(model, finished):
+    """Finished rows of a queue past the retention period (finished mail: the recipient's address goes with
+    the row; a finished webhook delivery or unban has no body left, but its row says when what happened)."""
+    def due(now, config):
+        return (model.status.in_(finished), model.created_at < _days_ago(now, config, "RETENTION_DAYS"))
+    return due
 
 
 def _audit_due(now, config):
@@ -127,11 +130,13 @@ RULES = [
     Rule("tickets erased", UnblockTicket, _tickets_due, _erase_tickets),
     Rule("sign-in events deleted", LoginEvent, _sign_ins_due, _delete(LoginEvent)),
     Rule("mail bodies removed", OutboxMessage, _mail_bodies_due, _remove_mail_bodies),
-    Rule("finished mail deleted", OutboxMessage, _old_mail_due, _delete(OutboxMessage)),
+    Rule("finished mail deleted", OutboxMessage, _finished_long_ago(OutboxMessage, FINISHED), _delete(OutboxMessage)),
     Rule("audit entries scrubbed", AuditEvent, _audit_due, _scrub_audit),
     Rule("idle sessions deleted", UserSession, _sessions_due, _delete(UserSession)),
     Rule("password reset links deleted", PasswordReset, _old_resets_due, _delete(PasswordReset)),
     Rule("approval allow entries deleted", AllowEntry, _spent_approval_allows_due, _delete(AllowEntry)),
+    Rule("finished webhook deliveries deleted", HookDelivery, _finished_long_ago(HookDelivery, HOOKS_FINISHED),
+         _delete(HookDelivery)),
 ]
 
 

@@ -1,13 +1,16 @@
-"""The security alert e-mail for a sign-in from an unfamiliar device."""
+"""The security alert for a sign-in from an unfamiliar device: an e-mail, and the ``signin.new_device`` webhook."""
 from guardsvc import messages
+from guardsvc.storage.clock import isoformat
 from guardsvc.web.humantime import human_time
 from guardsvc.web.links import external_url
 from guardsvc.outbox.service import queue_mail
-from guardsvc.web.useragent import describe_user_agent
+from guardsvc.web.useragent import browser_and_system, describe_user_agent
+from guardsvc.webhooks.service import queue_event
 
 
 def queue_signin_alert(user, event):
-    """Queue the alert for ``event`` to the account's address, in the sign-in transaction."""
+    """Queue the alert for ``event`` to the account's address, and the webhook event, in the sign-in transaction."""
+    queue_event("signin.new_device", lambda: new_device_data(user, event))
     return queue_mail(
         "signin_alert", user.email, messages.SIGNIN_ALERT_SUBJECT, "signin_alert",
         name=user.name, email=user.email, when=human_time(event.created_at),
@@ -15,3 +18,10 @@ def queue_signin_alert(user, event):
         device=describe_user_agent(event.user_agent) or messages.UNRECOGNISED_DEVICE,
         account_url=external_url("account_pages.account"),
         password_url=external_url("security_pages.password_form"))
+
+
+def new_device_data(user, event):
+    """The ``data`` of ``signin.new_device``: the account by id (not its address), when, from where, which browser."""
+    browser, system = browser_and_system(event.user_agent)
+    return {"account_id": user.id, "signed_in_at": isoformat(event.created_at), "ip_address": event.ip_address,
+            "browser": browser, "system": system, "login_event_id": event.id}

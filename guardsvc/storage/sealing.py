@@ -24,8 +24,11 @@ from cryptography.fernet import Fernet, InvalidToken, MultiFernet
 from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 from flask import current_app
-from sqlalchemy import String
+from sqlalchemy import String, select
+from sqlalchemy.orm.attributes import flag_modified
 from sqlalchemy.types import TypeDecorator
+
+from guardsvc.extensions import db
 
 TOTP_SECRETS = b"guardsvc totp secrets"
 RECOVERY_CODES = b"guardsvc recovery codes"
@@ -74,6 +77,19 @@ def reseal(sealed, config=None):
         return _fernet(config).rotate(sealed.encode("ascii")).decode("ascii")
     except InvalidToken as exc:
         raise SecretUnreadable("a sealed secret opens under no configured key") from exc
+
+
+def reseal_rows(model, attribute):
+    """Seal the ``SealedString`` column ``attribute`` of every ``model`` row again under the current key.
+
+    After a key rotation: each value is written again, so ``seal`` uses the new
+    key. Returns how many rows were resealed.
+    """
+    rows = db.session.scalars(select(model).where(getattr(model, attribute).is_not(None))).all()
+    for row in rows:
+        flag_modified(row, attribute)
+    db.session.flush()
+    return len(rows)
 
 
 def keyed_digest(digest_hex, secret_key):

@@ -13,7 +13,6 @@ from dataclasses import dataclass
 import pyotp
 import segno
 from sqlalchemy import delete, func, or_, select, update
-from sqlalchemy.orm.attributes import flag_modified
 
 from guardsvc import messages
 from guardsvc.storage import clock
@@ -22,7 +21,7 @@ from guardsvc.accounts.models import User
 from guardsvc.accounts.service import audit_account
 from guardsvc.web.errors import InvalidState, ValidationFailed
 from guardsvc.extensions import db
-from guardsvc.storage.sealing import code_digests
+from guardsvc.storage.sealing import code_digests, reseal_rows
 from guardsvc.twofactor.models import RecoveryCode
 from guardsvc.trust.signin_trust import forget_sign_in_trust
 
@@ -224,8 +223,4 @@ def remaining_recovery_codes(user):
 
 def reseal_secrets():
     """Seal every stored TOTP secret again under the current key (after a key rotation); returns the count."""
-    users = db.session.scalars(select(User).where(User.totp_secret.is_not(None))).all()
-    for user in users:
-        flag_modified(user, "totp_secret")  # written again, so sealed under the current key
-    db.session.flush()
-    return len(users)
+    return reseal_rows(User, "totp_secret")

@@ -31,11 +31,14 @@ def _families(user_agent):
             _SYSTEM_NAMES.get(system, system) if system != "Other" else None)
 
 
+def browser_and_system(user_agent):
+    """``("Chrome", "Windows")``: the names alone, for machines (either may be None)."""
+    return _families(user_agent) if user_agent else (None, None)
+
+
 def describe_user_agent(user_agent):
     """``"Chrome di Windows"``, ``"Firefox"``, ``"Linux"``, or None when nothing is recognised."""
-    if not user_agent:
-        return None
-    browser, system = _families(user_agent)
+    browser, system = browser_and_system(user_agent)
     if browser and system and browser != system:
         return messages.BROWSER_ON_SYSTEM.format(browser=browser, system=system)
     return browser or system

@@ -1,0 +1,84 @@
+"""One signed POST in the Standard Webhooks format, bounded by one deadline from connect to answer.
+
+Headers ``webhook-id`` (the event's id, the same on every retry),
+``webhook-timestamp`` (this attempt, Unix seconds) and ``webhook-signature``
+(``v1,`` + base64 HMAC-SHA256 of ``id.timestamp.body`` under the endpoint's
+secret), made by the ``standardwebhooks`` package, so a receiver verifies with
+``Webhook(secret).verify(body, headers)``. Redirects are not followed; only a
+2xx answer counts as delivered.
+"""
+import http.client
+import socket
+import ssl
+import threading
+from datetime import datetime, timezone
+from urllib.parse import urlsplit
+
+from standardwebhooks import Webhook
+
+USER_AGENT = "guardsvc-webhooks/1"
+ANSWER_MAX = 300  # bytes of a refusal's body kept in last_error
+
+
+class DeliveryFailed(Exception):
+    """The receiver could not be reached in time, or did not answer 2xx."""
+
+
+def signed_headers(secret, event_id, body, now):
+    """The three Standard Webhooks headers for ``body`` sent at ``now`` (an aware or naive-UTC datetime)."""
+    moment = datetime.fromtimestamp(int(now.replace(tzinfo=timezone.utc).timestamp()), timezone.utc)
+    return {"webhook-id": event_id, "webhook-timestamp": str(int(moment.timestamp())),
+            "webhook-signature": Webhook(secret).sign(event_id, moment, body)}
+
+
+def _connection(url, timeout):
+    parts = urlsplit(url)
+    if parts.scheme == "https":
+        return http.client.HTTPSConnection(parts.hostname, parts.port, timeout=timeout,
+                                           context=ssl.create_default_context())
+    return http.client.HTTPConnection(parts.hostname, parts.port, timeout=timeout)
+
+
+def _target(url):
+    parts = urlsplit(url)
+    return (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+
+
+def _cut(connection, expired):
+    """At the deadline: end the exchange in hand (a blocked read returns at once)."""
+    expired.set()
+    sock = connection.sock
+    if sock is not None:
+        try:
+            sock.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+
+
+def post(url, body, headers, timeout):
+    """POST ``body`` (text, sent as UTF-8 JSON) to ``url``; returns the status, or raises DeliveryFailed.
+
+    ``timeout`` bounds the whole exchange: connecting, sending and reading
+    the answer together, however slowly a receiver trickles its bytes.
+    """
+    connection = _connection(url, timeout)
+    expired = threading.Event()
+    watchdog = threading.Timer(timeout, _cut, (connection, expired))
+    watchdog.daemon = True
+    watchdog.start()
+    try:
+        connection.request("POST", _target(url), body=body.encode("utf-8"), headers={
+            "Content-Type": "application/json", "User-Agent": USER_AGENT, **headers})
+        response = connection.getresponse()
+        answer = response.read(ANSWER_MAX)
+    except (OSError, http.client.HTTPException) as exc:
+        if expired.is_set() or isinstance(exc, TimeoutError):  # the deadline, or a socket timeout just before it
+            raise DeliveryFailed(f"no answer within {timeout:g} s") from exc
+        raise DeliveryFailed(f"{exc.__class__.__name__}: {exc}") from exc
+    finally:
+        watchdog.cancel()
+        connection.close()
+    if not 200 <= response.status < 300:
+        detail = answer.decode("utf-8", "replace").strip()
+        raise DeliveryFailed(f"HTTP {response.status}" + (f": {detail}" if detail else ""))
+    return response.status
