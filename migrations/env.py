@@ -63,9 +63,17 @@ def run_migrations_offline():
     context.configure(
         url=url, target_metadata=get_metadata(), literal_binds=True
     )
+    if context.get_context().dialect.name == "postgresql":
+        context.execute(lock_timeout_statement())  # the script sets it as the online run does
 
     with context.begin_transaction():
         context.run_migrations()
+
+
+def lock_timeout_statement():
+    """A migration that waits for a lock (a long transaction on the table) gives up after this
+    instead of queueing every later read and write of the table behind its own request."""
+    return f"SET lock_timeout = '{int(current_app.config['MIGRATION_LOCK_TIMEOUT_SECONDS'] * 1000)}ms'"
 
 
 def run_migrations_online():
@@ -94,10 +102,7 @@ def run_migrations_online():
 
     with connectable.connect() as connection:
         if connection.dialect.name == "postgresql":
-            # A migration that waits for a lock (a long transaction on the table) gives up after this
-            # instead of queueing every later read and write of the table behind its own request.
-            seconds = current_app.config["MIGRATION_LOCK_TIMEOUT_SECONDS"]
-            connection.exec_driver_sql(f"SET lock_timeout = '{int(seconds * 1000)}ms'")
+            connection.exec_driver_sql(lock_timeout_statement())
             connection.commit()  # the session keeps the setting; the migrations begin their own transaction
         context.configure(
             connection=connection,

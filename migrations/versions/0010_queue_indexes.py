@@ -5,7 +5,7 @@ Revises: 0009_account_secrets
 Create Date: 2026-11-23 11:05:00.000000
 
 """
-from alembic import op
+from guardsvc.storage.migration_ops import create_index_online, drop_index_online
 
 
 # revision identifiers, used by Alembic.
@@ -15,19 +15,10 @@ branch_labels = None
 depends_on = None
 
 
-def _no_statement_timeout():
-    # guardsvc bounds every statement (GUARDSVC_DATABASE_STATEMENT_TIMEOUT_SECONDS);
-    # building an index on a large table may take longer, and that is fine here.
-    if op.get_bind().dialect.name == "postgresql":
-        op.execute("SET LOCAL statement_timeout = 0")
-
-
 def upgrade():
-    _no_statement_timeout()
-    with op.batch_alter_table('unblock_tickets', schema=None) as batch_op:
-        batch_op.create_index('ix_unblock_tickets_created_at_id', ['created_at', 'id'], unique=False)
+    # Built concurrently: the tickets table keeps taking appeals while it builds.
+    create_index_online('ix_unblock_tickets_created_at_id', 'unblock_tickets', ['created_at', 'id'])
 
 
 def downgrade():
-    with op.batch_alter_table('unblock_tickets', schema=None) as batch_op:
-        batch_op.drop_index('ix_unblock_tickets_created_at_id')
+    drop_index_online('ix_unblock_tickets_created_at_id', 'unblock_tickets')

@@ -5,8 +5,9 @@ Revises: 0010_queue_indexes
 Create Date: 2026-11-23 14:00:00.000000
 
 """
-from alembic import op
 import sqlalchemy as sa
+
+from guardsvc.storage.migration_ops import create_index_online, drop_index_online
 
 
 # revision identifiers, used by Alembic.
@@ -19,13 +20,9 @@ PENDING = sa.text("status = 'pending'")
 
 
 def upgrade():
-    if op.get_bind().dialect.name == "postgresql":
-        op.execute("SET LOCAL statement_timeout = 0")  # building an index on a large table may take a while
-    with op.batch_alter_table('unblock_tickets', schema=None) as batch_op:
-        batch_op.create_index('ix_unblock_tickets_pending_ip_address', ['ip_address'], unique=False,
-                              sqlite_where=PENDING, postgresql_where=PENDING)
+    # Built concurrently: the tickets table keeps taking appeals while it builds.
+    create_index_online('ix_unblock_tickets_pending_ip_address', 'unblock_tickets', ['ip_address'], where=PENDING)
 
 
 def downgrade():
-    with op.batch_alter_table('unblock_tickets', schema=None) as batch_op:
-        batch_op.drop_index('ix_unblock_tickets_pending_ip_address')
+    drop_index_online('ix_unblock_tickets_pending_ip_address', 'unblock_tickets')

@@ -1,0 +1,86 @@
+"""Every migration's PostgreSQL SQL passes squawk, or the exception is written down here with its reason.
+
+The SQL is what ``flask db upgrade A:B --sql`` prints for each revision on its
+own (Alembic's offline mode, no database needed). squawk (``.squawk.toml``)
+flags what would lock a live table: an index built or dropped without
+CONCURRENTLY, a column dropped or retyped, a constraint checked under a lock,
+no lock_timeout. A new migration must pass; the revisions below predate the
+rule, and the list must stay exact (an entry that no longer occurs fails too).
+"""
+import contextlib
+import io
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from alembic.script import ScriptDirectory
+
+from guardsvc import create_app
+from tests.live import ROOT
+
+SQUAWK = Path(__import__("sys").executable).with_name("squawk")
+# (revision, rule): why it stays. Only revisions written before migrations were linted.
+ALLOWED = {
+    ("0004_device_cooldown", "require-concurrent-index-deletion"):
+        "swaps the pending-ticket unique index in one transaction, so the rule is never unenforced",
+    ("0004_device_cooldown", "require-concurrent-index-creation"): "the same swap",
+    ("0005_sessions", "ban-drop-column"): "historical: the column left before expand-then-contract was the rule",
+    ("0006_conversation", "adding-foreign-key-constraint"): "historical: a foreign key on the tickets table",
+    ("0006_conversation", "constraint-missing-not-valid"): "the same foreign key",
+    ("0008_exact_approvals", "ban-drop-not-null"): "historical: columns made optional for exact approvals",
+    ("0009_account_secrets", "changing-column-type"): "historical: totp_secret widened to hold sealed secrets",
+    ("0017_crowdsec", "require-concurrent-index-creation"):
+        "historical: built in the transaction that creates the CrowdSec tables, so a failure leaves none "
+        "of them behind (a concurrent build would commit them first)",
+}
+
+
+def revisions(flask_app):
+    """(previous, revision) pairs of the migration chain, oldest first."""
+    from alembic.config import Config
+
+    config = Config()
+    config.set_main_option("script_location", flask_app.extensions["migrate"].directory)
+    chain = list(reversed(list(ScriptDirectory.from_config(config).walk_revisions())))
+    return [(script.down_revision or "base", script.revision) for script in chain]
+
+
+def offline_sql(flask_app, previous, revision):
+    from flask_migrate import upgrade
+
+    printed = io.StringIO()
+    with flask_app.app_context(), contextlib.redirect_stdout(printed):
+        upgrade(revision=f"{previous}:{revision}", sql=True)
+    return printed.getvalue()
+
+
+def test_every_migration_passes_the_linter_or_is_a_written_down_exception(tmp_path):
+    if not SQUAWK.exists() and shutil.which("squawk") is None:
+        pytest.skip("squawk is not installed (scripts/bootstrap test installs squawk-cli)")
+    flask_app = create_app({"TESTING": True, "SECRET_KEY": "lint",
+                            "SQLALCHEMY_DATABASE_URI": "postgresql+psycopg://lint@127.0.0.1:9/lint"})
+    files = []
+    for previous, revision in revisions(flask_app):
+        path = tmp_path / f"{revision}.sql"
+        path.write_text(offline_sql(flask_app, previous, revision))
+        files.append(path)
+    assert "CREATE INDEX CONCURRENTLY IF NOT EXISTS ix_unblock_tickets_pending_ip_address" in (
+        tmp_path / "0011_pending_ip_index.sql").read_text()
+    squawk = str(SQUAWK) if SQUAWK.exists() else shutil.which("squawk")
+    done = subprocess.run([squawk, "--config", str(ROOT / ".squawk.toml"), "--reporter", "json", *map(str, files)],
+                          capture_output=True, text=True)
+    found = {(Path(item["file"]).stem, item["rule_name"]) for item in json.loads(done.stdout or "[]")}
+    assert found - set(ALLOWED) == set(), "migrations that would lock a live table"
+    assert set(ALLOWED) - found == set(), "exceptions that no longer occur: remove them"
+
+
+def test_the_linter_catches_a_blocking_index_build(tmp_path):
+    if not SQUAWK.exists():
+        pytest.skip("squawk is not installed")
+    sql = tmp_path / "blocking.sql"
+    sql.write_text("SET lock_timeout = '5s';\nBEGIN;\nCREATE INDEX ix_a ON unblock_tickets (email);\nCOMMIT;\n")
+    done = subprocess.run([str(SQUAWK), "--config", str(ROOT / ".squawk.toml"), "--reporter", "json", str(sql)],
+                          capture_output=True, text=True)
+    assert "require-concurrent-index-creation" in {item["rule_name"] for item in json.loads(done.stdout)}
