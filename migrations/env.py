@@ -110,8 +110,24 @@ def run_migrations_online():
             **conf_args
         )
 
-        with context.begin_transaction():
-            context.run_migrations()
+        try:
+            with context.begin_transaction():
+                context.run_migrations()
+        finally:
+            if connection.dialect.name == "postgresql":
+                _reset_timeouts(connection)
+
+
+def _reset_timeouts(connection):
+    """The engine may be the application's own (tests, an upgrade at start): its pooled
+    connection goes back with the timeouts it had."""
+    try:
+        connection.rollback()
+        connection.exec_driver_sql("RESET lock_timeout")
+        connection.exec_driver_sql("RESET statement_timeout")
+        connection.commit()
+    except Exception:  # noqa: BLE001 - a broken connection is discarded by the pool anyway
+        logger.warning("could not reset the migration's timeouts on its connection", exc_info=True)
 
 
 if context.is_offline_mode():

@@ -26,6 +26,7 @@ import logging
 import math
 import os
 import socket
+import threading
 import time
 import weakref
 
@@ -93,6 +94,8 @@ def _bounded_connect(answer_limit):
         params = dict(cparams)
         if params.get("connect_timeout"):  # libpq counts whole seconds
             params["connect_timeout"] = max(1, math.ceil(deadline.bounded(params["connect_timeout"])))
+        if serving:
+            _watchdog.watch(cargs, cparams)
         started = time.monotonic()
         try:
             connection = BoundedConnection.connect(*cargs, **params)
@@ -137,12 +140,16 @@ class BoundedConnection(psycopg.Connection):
     """
 
     answer_limit = None
+    fixed_limit = None  # the watchdog's own connection: always this, request or not
 
     def wait(self, gen, interval=0.1, timeout=None):
-        if timeout is None and (deadline.remaining() is not None or has_request_context()):
+        if self.fixed_limit is not None:
+            timeout = self.fixed_limit
+        elif timeout is None and (deadline.remaining() is not None or has_request_context()):
             timeout = deadline.answer_limit(self.answer_limit)
         pinging = deadline.is_pinging()
-        _WAITING.add(self)
+        if self.fixed_limit is None:
+            _WAITING[self] = time.monotonic()
         try:
             result = super().wait(gen, interval=interval, timeout=timeout)
         except psycopg.errors._WaitTimeout:  # psycopg's own "timeout expired" (private name)
@@ -152,13 +159,80 @@ class BoundedConnection(psycopg.Connection):
                 _trip_and_cut_waits()  # SELECT 1 unanswered: the database is silent for everyone
             raise psycopg.OperationalError("the database did not answer in time") from None
         finally:
-            _WAITING.discard(self)
+            _WAITING.pop(self, None)
         deadline.database_breaker.answered()
         return result
 
 
-# The connections of this process that wait for the database now (cut when it is known silent).
-_WAITING = weakref.WeakSet()
+# The connections of this process that wait for the database now, and since when (cut when the
+# database is known silent).
+_WAITING = weakref.WeakKeyDictionary()
+
+
+class _Watchdog:
+    """Asks the database whether it is alive when a request has waited for an answer a while.
+
+    A request already past its liveness check (mid-statement when the database
+    froze) would wait until its deadline; meanwhile no new request may get a
+    thread to notice. So when any wait has lasted ``deadline.PING_SECONDS``, this
+    thread sends ``SELECT 1`` on a connection of its own, bounded the same way:
+    unanswered, the breaker trips and every wait ends. A slow statement on a
+    healthy database is left alone (the ping is answered). One thread and, once
+    needed, one connection per process.
+    """
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._thread = None
+        self._params = None
+        self._connection = None
+
+    def watch(self, cargs, cparams):
+        with self._lock:
+            self._params = (cargs, dict(cparams))
+            if self._thread is None or not self._thread.is_alive():  # started in each forked worker
+                self._thread = threading.Thread(target=self._run, name="guardsvc-db-watchdog", daemon=True)
+                self._thread.start()
+
+    def _run(self):
+        while True:
+            time.sleep(deadline.PING_SECONDS / 2)
+            now = time.monotonic()
+            try:
+                waited = min(list(_WAITING.values()), default=now)
+            except RuntimeError:  # changed by a request thread meanwhile: look again next time
+                continue
+            if now - waited < deadline.PING_SECONDS:
+                if self._connection is None and deadline.database_breaker.is_closed():
+                    self._alive()  # connect while the database answers: a freeze then costs one ping
+                continue
+            if deadline.database_breaker.allows_anyone() and not self._alive():
+                _trip_and_cut_waits()
+
+    def _alive(self):
+        try:
+            if self._connection is None or self._connection.closed:
+                cargs, cparams = self._params
+                self._connection = BoundedConnection.connect(*cargs, **{**cparams, "connect_timeout": 2,
+                                                                        "autocommit": True})
+                self._connection.fixed_limit = deadline.PING_SECONDS
+            self._connection.execute("SELECT 1")
+            return True
+        except psycopg.Error:
+            self._connection = None
+            return False
+
+
+_watchdog = _Watchdog()
+
+
+def _snapshot(connections):
+    for _ in range(10):
+        try:
+            return list(connections)
+        except RuntimeError:  # changed by another thread meanwhile
+            continue
+    return []
 
 
 def _trip_and_cut_waits():
@@ -169,7 +243,7 @@ def _trip_and_cut_waits():
     to serving what needs no database.
     """
     deadline.database_breaker.trip()
-    for connection in list(_WAITING):
+    for connection in _snapshot(_WAITING):
         try:
             with socket.socket(fileno=os.dup(connection.pgconn.socket)) as duplicate:
                 duplicate.shutdown(socket.SHUT_RDWR)

@@ -25,6 +25,8 @@ def create_index_online(name, table, columns, *, unique=False, where=None):
         op.execute(f"DROP INDEX CONCURRENTLY IF EXISTS {name}")  # a build that failed halfway
         op.create_index(name, table, columns, unique=unique, postgresql_where=where,
                         postgresql_concurrently=True, if_not_exists=True)
+        # Back to the connection's own timeout: a pooled connection must not keep "no limit".
+        op.execute("RESET statement_timeout")
 
 
 def drop_index_online(name, table):
