@@ -1,4 +1,4 @@
-"""Passkeys of an account: add, list, rename, remove, and use one (to sign in or as a second factor).
+"""Passkeys of an account: add, list, remove, and use one (to sign in or as a second factor).
 
 The doors pass the browser's response as it came; the ceremonies and their
 checks are in ``ceremony.py``. A sign count that goes backwards (a copied
@@ -21,7 +21,7 @@ from guardsvc.passkeys import ceremony
 from guardsvc.passkeys.ceremony import PasskeyRefused
 from guardsvc.passkeys.models import NAME_MAX, PASSWORDLESS, SECOND_FACTOR, Passkey
 from guardsvc.storage import clock
-from guardsvc.web.errors import InvalidState, NotFound, ValidationFailed
+from guardsvc.web.errors import InvalidState, NotFound
 
 __all__ = ["PasskeyRefused", "PASSWORDLESS", "SECOND_FACTOR"]
 
@@ -57,9 +57,7 @@ def begin_registration(user):
 
 
 def _clean_name(name, count):
-    name = (name or "").strip()
-    if len(name) > NAME_MAX:
-        raise ValidationFailed({"name": [messages.FIELD_TOO_LONG.format(max=NAME_MAX)]})
+    name = (name or "").strip()[:NAME_MAX]  # the forms' schema already refused longer names
     return name or messages.DEFAULT_PASSKEY_NAME.format(number=count + 1)
 
 
@@ -79,14 +77,6 @@ def add_passkey(user, response, name=None, *, client):
         raise PasskeyRefused(messages.PASSKEY_ALREADY_ADDED, user=user) from None
     audit_account("passkey.added", user, actor=user, client=client, passkey=name, passkey_id=passkey.id)
     notices.passkey_added(user, name, client=client)
-    return passkey
-
-
-def rename_passkey(user, passkey_id, name):
-    """Give one of the account's passkeys a new name."""
-    passkey = get_own(user, passkey_id)
-    passkey.name = _clean_name(name, 0) if (name or "").strip() else passkey.name
-    db.session.flush()
     return passkey
 
 
