@@ -137,3 +137,19 @@ def test_the_same_authenticator_cannot_be_added_twice_and_removal_is_told(owner)
     assert not passkeys.has_passkeys(owner)
     assert "notice_passkey_removed" in kinds_sent(owner)
     assert actions(owner)[-1] == "passkey.removed"
+
+
+def test_the_relying_party_follows_the_base_url_unless_named(app, owner, monkeypatch):
+    monkeypatch.setitem(app.config, "BASE_URL", "https://akun.example.co.id:8443")
+    options = passkeys.begin_registration(owner)
+    assert options["rp"] == {"id": "akun.example.co.id", "name": "guardsvc"}
+    monkeypatch.setitem(app.config, "WEBAUTHN_RP_ID", "example.co.id")
+    monkeypatch.setitem(app.config, "SITE_NAME", "Portal Contoh")
+    options = passkeys.begin_registration(owner)
+    assert options["rp"] == {"id": "example.co.id", "name": "Portal Contoh"}
+    # The origin is the base URL's, port included; the relying party id is checked too.
+    authenticator = SoftAuthenticator("https://akun.example.co.id:8443")
+    with pytest.raises(PasskeyRefused):
+        passkeys.add_passkey(owner, authenticator.create(options, rp_id="akun.example.co.id"), client=CLIENT)
+    options = passkeys.begin_registration(owner)
+    assert passkeys.add_passkey(owner, authenticator.create(options), client=CLIENT).name == "Passkey 1"
