@@ -13,7 +13,7 @@ from guardsvc.signin.models import LoginEvent
 from tests.factories import PASSWORD
 from tests.pages_support import csrf_token, post_form, sign_in_session, text_of
 from tests.passkey_support import ORIGIN, add_passkey, options, passwordless, send
-from tests.signin_support import BROWSER_UA, enable_2fa, rate_limits_off  # noqa: F401
+from tests.signin_support import browser_client, enable_2fa, rate_limits_off  # noqa: F401
 from tests.soft_authenticator import SoftAuthenticator
 
 pytestmark = pytest.mark.usefixtures("rate_limits_off")
@@ -21,9 +21,7 @@ pytestmark = pytest.mark.usefixtures("rate_limits_off")
 
 @pytest.fixture()
 def browser(app):
-    client = app.test_client()
-    client.environ_base.update({"HTTP_USER_AGENT": BROWSER_UA, "REMOTE_ADDR": "203.0.113.9"})
-    return client
+    return browser_client(app)
 
 
 def rows(app, column, *where):
@@ -32,9 +30,8 @@ def rows(app, column, *where):
 
 
 def fresh_browser(app):
-    client = app.test_client()
-    client.environ_base.update({"HTTP_USER_AGENT": BROWSER_UA, "REMOTE_ADDR": "203.0.113.9"})
-    return client
+    """Another browser, on the same network: no cookies of the others."""
+    return browser_client(app)
 
 
 def test_add_on_the_account_page_then_sign_in_with_the_passkey_alone(app, browser, make_user):

@@ -5,11 +5,11 @@ re-authentication. The options the script asks for are JSON, but this is a
 page door: every POST here needs the page's CSRF token (the script sends it as
 ``X-CSRFToken``).
 """
-from flask import Blueprint, flash, jsonify, redirect, request, url_for
+from flask import Blueprint, jsonify, request
 from flask_login import current_user
 
 from guardsvc import messages
-from guardsvc.accounts.account_page import Section, register_section_with, render_account_page
+from guardsvc.accounts.account_page import Section, back_to_section, register_section_with, render_account_page
 from guardsvc.accounts.auth import current_session, reauthentication_required, roles_required
 from guardsvc.accounts.roles import PEOPLE
 from guardsvc.pages.forms import load_form
@@ -34,17 +34,12 @@ def passkeys_part(user, _client):
 register_section_with(bp, Section(SECTION, "passkeys/_account_passkeys.html", passkeys_part, order=25))
 
 
-def _back(message):
-    flash(message, "success")
-    return redirect(url_for("account_pages.account", _anchor=SECTION), code=303)
-
-
 @bp.post("/mulai")
 @roles_required(*PEOPLE)
 @sensitive
 def begin():
     """"Tambah passkey" before a re-authentication: confirm first, then the page offers the ceremony."""
-    return redirect(url_for("account_pages.account", _anchor=SECTION), code=303)
+    return back_to_section(SECTION)
 
 
 @bp.post("/opsi")
@@ -69,7 +64,7 @@ def add():
         ends_with(refused)
         return render_account_page(422, errors={"credential": [refused.message]}, values=values,
                                    error_form=SECTION)
-    return _back(messages.PASSKEY_ADDED.format(name=passkey.name))
+    return back_to_section(SECTION, messages.PASSKEY_ADDED.format(name=passkey.name))
 
 
 @bp.post("/<int(max=2147483647):passkey_id>/hapus")
@@ -78,4 +73,4 @@ def add():
 def remove(passkey_id):
     """Remove one of the person's passkeys; the owner is told by e-mail."""
     name = service.remove_passkey(current_user, passkey_id, actor=current_user, client=current_client())
-    return _back(messages.PASSKEY_REMOVED.format(name=name))
+    return back_to_section(SECTION, messages.PASSKEY_REMOVED.format(name=name))
