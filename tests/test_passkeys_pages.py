@@ -7,7 +7,7 @@ from sqlalchemy import select
 from guardsvc.audit.models import AuditEvent
 from guardsvc.extensions import db
 from guardsvc.outbox.models import OutboxMessage
-from guardsvc.passkeys.models import Passkey
+from guardsvc.passkeys.models import Passkey, PasskeyChallenge
 from guardsvc.sessions.models import UserSession
 from guardsvc.signin.models import LoginEvent
 from tests.factories import PASSWORD
@@ -83,6 +83,19 @@ def test_a_sign_count_going_backwards_is_refused_and_the_owner_told(app, browser
     # The refusal keeps what it wrote: the notice to the owner and the history row.
     assert "notice_passkey_count" in rows(app, OutboxMessage.kind, OutboxMessage.recipient == user.email)
     assert rows(app, LoginEvent.result, LoginEvent.user_id == user.id) == ["2fa_passed", "wrong_code"]
+
+
+def test_a_refused_registration_spends_its_challenge(app, browser, make_user):
+    user = make_user()
+    sign_in_session(browser, user)
+    offered = options(browser, "/akun/passkey/opsi", "/akun")
+    elsewhere = SoftAuthenticator("https://evil.example").create(offered)
+    reply = send(browser, "/akun/passkey", "/akun", elsewhere, name="Palsu")
+    assert reply.status_code == 422 and "Passkey tidak dapat diverifikasi" in text_of(reply)
+    assert rows(app, PasskeyChallenge.id) == [] and rows(app, Passkey.id) == []
+    # The same challenge answered properly now finds nothing to match.
+    reply = send(browser, "/akun/passkey", "/akun", SoftAuthenticator(ORIGIN).create(offered))
+    assert reply.status_code == 422 and "sudah kedaluwarsa atau sudah dipakai" in text_of(reply)
 
 
 def test_a_replayed_answer_is_refused(app, browser, make_user):

@@ -35,10 +35,17 @@ _TRANSPORTS = {transport.value for transport in AuthenticatorTransport}
 
 
 class PasskeyRefused(Unauthorized):
-    """A passkey response that cannot be accepted; ``user`` is its account when that is known."""
+    """A passkey response that cannot be accepted; ``user`` is its account when that is known.
 
-    def __init__(self, message=messages.PASSKEY_REFUSED, *, user=None, keeps_writes=None):
-        super().__init__(message, keeps_writes=keeps_writes)
+    The refusal keeps what the request wrote: a challenge it spent stays spent
+    (a rolled-back DELETE would let the same answer be tried again), and so do
+    the notice and audit entry of a sign count that went backwards.
+    """
+
+    keeps_writes = True
+
+    def __init__(self, message=messages.PASSKEY_REFUSED, *, user=None):
+        super().__init__(message)
         self.user = user
 
 

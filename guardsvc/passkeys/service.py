@@ -126,7 +126,7 @@ def use_passkey(response, purpose, *, user=None, client):
         audit_account("passkey.sign_count_back", passkey.user, actor=None, client=client, passkey=passkey.name,
                       passkey_id=passkey.id, stored=stored, presented=new)
         notices.passkey_sign_count_back(passkey.user, passkey.name, client=client)
-        raise PasskeyRefused(messages.PASSKEY_SIGN_COUNT_BACK, user=passkey.user, keeps_writes=True)
+        raise PasskeyRefused(messages.PASSKEY_SIGN_COUNT_BACK, user=passkey.user)
     passkey.sign_count = new
     passkey.backed_up = verified.credential_backed_up
     passkey.last_used_at = clock.utcnow()

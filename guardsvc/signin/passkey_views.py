@@ -45,7 +45,6 @@ def passwordless_submit():
     if outcome.error:
         return render_sign_in(next_url=next_url, failure=ends_with(outcome.error).message,
                               status=outcome.error.status, headers=outcome.error.headers)
-    pending.clear()
     start_session(outcome.user, current_client(), second_factor=True)
     return redirect(safe_next(next_url, default=url_for("account_pages.account")), code=303)
 
