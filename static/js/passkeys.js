@@ -93,10 +93,15 @@
     if (!form || !form.elements.credential) { return; }
     var create = button.getAttribute("data-passkey") === "create";
     button.hidden = false;
-    if (status) { status.hidden = false; }
+    function say(attribute) {
+      if (!status) { return; }
+      // The live region is shown only once there is something to say (then it is filled, so it is announced).
+      status.hidden = false;
+      window.setTimeout(function () { status.textContent = button.getAttribute(attribute) || ""; }, 50);
+    }
     button.addEventListener("click", function () {
       button.disabled = true;
-      if (status) { status.textContent = button.getAttribute("data-waiting") || ""; }
+      say("data-waiting");
       fetchOptions(button.getAttribute("data-options")).then(function (options) {
         return create ? navigator.credentials.create(creationOptions(options))
                       : navigator.credentials.get(requestOptions(options));
@@ -105,7 +110,7 @@
         form.submit();
       }).catch(function () {
         button.disabled = false;
-        if (status) { status.textContent = button.getAttribute("data-failed") || ""; }
+        say("data-failed");
       });
     });
   }
