@@ -134,6 +134,8 @@ def register_blueprints(app):
     from guardsvc.trust.views import bp as trust_pages
     from guardsvc.signin.views import bp as signin_pages
     from guardsvc.signin.account_views import bp as security_pages
+    from guardsvc.signin.passkey_views import bp as passkey_signin_pages
+    from guardsvc.passkeys.views import bp as passkey_pages
     from guardsvc.admin.views import bp as admin_pages
     from guardsvc.admin.allows_views import bp as admin_allow_pages
     from guardsvc.admin.desk_views import bp as admin_desk_pages
@@ -144,8 +146,8 @@ def register_blueprints(app):
                       admin_api, admin_allows_api, forward_auth, edge_api, crowdsec_api):
         app.register_blueprint(blueprint)
     for blueprint in (pages, appeal_pages, conversation_pages, account_pages, session_pages, recovery_pages,
-                      trust_pages, signin_pages, security_pages, reauth_pages, admin_pages, admin_allow_pages,
-                      admin_desk_pages, block_pages):
+                      trust_pages, signin_pages, passkey_signin_pages, security_pages, passkey_pages, reauth_pages,
+                      admin_pages, admin_allow_pages, admin_desk_pages, block_pages):
         app.register_blueprint(blueprint)
 
 
@@ -172,6 +174,7 @@ def register_error_handlers(app):
 def register_commands(app):
     from guardsvc.accounts.cli import tokens_cli, users_cli
     import guardsvc.twofactor.cli  # noqa: F401  (adds users reset-2fa)
+    import guardsvc.passkeys.cli  # noqa: F401  (adds users passkeys)
     from guardsvc.appeals.cli import tickets_cli
     from guardsvc.outbox.cli import mail_cli
     from guardsvc.blocks.cli import blocks_cli

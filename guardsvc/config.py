@@ -79,6 +79,18 @@ class _Reader:
             return default
         return value
 
+    def host_name(self, name):
+        """A DNS host name (lower case, no scheme, port or path), or None when unset."""
+        value = self.text(name)
+        if value is None:
+            return None
+        labels = value.lower().split(".")
+        if not all(label and len(label) <= 63 and label.replace("-", "").isalnum() and label.isascii()
+                   for label in labels) or len(value) > 253:
+            self.problems.append(f"{PREFIX}{name}: {value!r} is not a host name (e.g. \"example.com\")")
+            return None
+        return value.lower()
+
     def url(self, name, default):
         value = self.text(name)
         if value is None:
@@ -88,6 +100,19 @@ class _Reader:
             self.problems.append(f"{PREFIX}{name}: {value!r} is not an http:// or https:// address")
             return default
         return value
+
+
+def check_webauthn_rp_id(settings, read):
+    """``GUARDSVC_WEBAUTHN_RP_ID``, when set, must be the host of BASE_URL or a domain it belongs to.
+
+    A browser accepts a relying party id only when it is the page's host or a registrable suffix of it.
+    """
+    host = urlsplit(settings["BASE_URL"]).hostname or ""
+    rp_id = settings["WEBAUTHN_RP_ID"]
+    if rp_id and rp_id != host and not host.endswith("." + rp_id):
+        read.problems.append(f"GUARDSVC_WEBAUTHN_RP_ID: {rp_id!r} is neither the host of GUARDSVC_BASE_URL "
+                             f"({host!r}) nor a domain it belongs to; browsers would refuse every passkey")
+    return rp_id
 
 
 def unban_command(read=None):
@@ -205,6 +230,8 @@ def load_settings(instance_path):
         # Links in e-mails: where `make run` serves unless the operator says otherwise.
         "BASE_URL": read.url("BASE_URL", "http://" + read.text("BIND", "127.0.0.1:8000")).rstrip("/"),
         "BASE_URL_CONFIGURED": read.text("BASE_URL") is not None,
+        # Passkeys (WebAuthn): the relying party id; unset, the host of BASE_URL (passkeys/ceremony.py).
+        "WEBAUTHN_RP_ID": read.host_name("WEBAUTHN_RP_ID"),
         "MAX_CONTENT_LENGTH": 64 * 1024,
         "TESTING_CHEAP_PASSWORD_HASHES": _cheap_password_hashes_for_tests(read),
         "SESSION_COOKIE_HTTPONLY": True,
@@ -314,6 +341,7 @@ def load_settings(instance_path):
 
 def _check_together(settings, read):
     """Rules about several settings at once."""
+    check_webauthn_rp_id(settings, read)
     shared = not settings["SQLALCHEMY_DATABASE_URI"].startswith("sqlite")
     if shared and not read.text("SECRET_KEY"):
         read.problems.append("GUARDSVC_SECRET_KEY: must be set when the database is shared (not SQLite): "

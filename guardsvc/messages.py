@@ -220,3 +220,29 @@ TICKET_APPROVED_NOTHING_OPENED_EXPLAINED = (
 # Account throttles and second-step codes
 SIGNIN_THROTTLED = "Terlalu banyak percobaan masuk yang gagal untuk akun ini. Silakan coba lagi nanti."
 FIELD_BAD_CODE = "Kode hanya berisi angka 0-9 (kode aplikasi) atau huruf, angka dan tanda hubung (kode pemulihan)."
+
+# Passkeys (WebAuthn).
+PASSKEY_REFUSED = "Passkey tidak dapat diverifikasi. Silakan coba lagi."
+PASSKEY_UNKNOWN = ("Passkey ini tidak dikenal: tidak terdaftar pada akun ini atau pada akun mana pun di layanan ini. "
+                   "Masuk dengan e-mail dan kata sandi, lalu tambahkan passkey di halaman akun.")
+PASSKEY_CHALLENGE_EXPIRED = "Permintaan passkey sudah kedaluwarsa atau sudah dipakai. Silakan coba lagi."
+PASSKEY_SIGN_COUNT_BACK = ("Passkey ini ditolak karena penghitung penggunaannya mundur; passkey itu mungkin telah "
+                           "disalin. Pemilik akun sudah diberi tahu lewat e-mail.")
+PASSKEY_ALREADY_ADDED = "Passkey ini sudah terdaftar."
+PASSKEY_NONE = "Akun ini belum memiliki passkey."
+PASSKEY_NOT_FOUND = "Passkey tidak ditemukan."
+PASSKEY_ADDED = "Passkey \"{name}\" berhasil ditambahkan."
+PASSKEY_REMOVED = "Passkey \"{name}\" sudah dihapus."
+PASSKEY_RENAMED = "Nama passkey sudah diubah."
+PASSKEY_MISSING = "Tidak ada jawaban passkey. Aktifkan JavaScript lalu coba lagi, atau gunakan kode verifikasi."
+# The name of a passkey whose owner gave none: "Passkey 2".
+DEFAULT_PASSKEY_NAME = "Passkey {number}"
+NOTICE_PASSKEY_ADDED_SUBJECT = "Pemberitahuan keamanan: passkey baru ditambahkan"
+NOTICE_PASSKEY_ADDED = "Sebuah passkey baru saja ditambahkan ke akun Anda."
+NOTICE_PASSKEY_REMOVED_SUBJECT = "Pemberitahuan keamanan: passkey dihapus"
+NOTICE_PASSKEY_REMOVED = "Sebuah passkey baru saja dihapus dari akun Anda."
+NOTICE_PASSKEY_COUNT_SUBJECT = "Pemberitahuan keamanan: passkey Anda mungkin telah disalin"
+NOTICE_PASSKEY_COUNT = ("Sebuah upaya masuk dengan salah satu passkey Anda ditolak karena penghitung penggunaannya "
+                        "mundur. Ini dapat berarti passkey itu telah disalin. Bila bukan Anda, hapus passkey itu "
+                        "dari halaman akun dan ganti kata sandi Anda.")
+NOTICE_PASSKEY_NAME = "Nama passkey"

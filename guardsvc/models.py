@@ -11,3 +11,4 @@ from guardsvc.audit.models import AuditEvent  # noqa: F401
 from guardsvc.sessions.models import UserSession  # noqa: F401
 from guardsvc.crowdsec.models import Bouncer, DecisionDeletion, SentDecision  # noqa: F401
 from guardsvc.webhooks.models import HookDelivery, WebhookEndpoint  # noqa: F401
+from guardsvc.passkeys.models import Passkey, PasskeyChallenge  # noqa: F401

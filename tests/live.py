@@ -46,8 +46,8 @@ class LiveServer:
     opening its own database connections after the fork.
     """
 
-    def __init__(self, workers=4, env=None):
-        self.port = free_port()
+    def __init__(self, workers=4, env=None, port=None):
+        self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         gunicorn = Path(sys.executable).with_name("gunicorn")
         self.process = subprocess.Popen(

@@ -17,6 +17,13 @@ PHONE_UA = ("Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML,
             "Chrome/124.0 Mobile Safari/537.36")
 
 
+def browser_client(app, ip="203.0.113.7"):
+    """A test client that looks like a browser on one network."""
+    client = app.test_client()
+    client.environ_base.update({"HTTP_USER_AGENT": BROWSER_UA, "REMOTE_ADDR": ip})
+    return client
+
+
 def totp_code(secret, steps=0):
     """The code of the step ``steps`` away from the service's clock."""
     now = calendar.timegm(clock.utcnow().utctimetuple())

@@ -33,6 +33,8 @@ def problems_of(tmp_path):
     ("BASE_URL", "ftp://x", "not an http:// or https:// address"),
     ("TIMEZONE", "Mars/Olympus", "unknown time zone"),
     ("DATABASE_STATEMENT_TIMEOUT_SECONDS", "soon", "not a number"),
+    ("WEBAUTHN_RP_ID", "https://example.com", "not a host name"),
+    ("WEBAUTHN_RP_ID", "example.com", "neither the host of GUARDSVC_BASE_URL"),
 ])
 def test_each_bad_setting_is_named(clean_env, tmp_path, name, value, says):
     clean_env.setenv(f"GUARDSVC_{name}", value)
@@ -47,6 +49,15 @@ def test_a_shared_database_needs_a_shared_secret_key(clean_env, tmp_path):
     clean_env.setenv("GUARDSVC_SECRET_KEY_FILE", str(tmp_path / "key"))
     (tmp_path / "key").write_text("kunci-bersama\n")
     assert load_settings(str(tmp_path))["SECRET_KEY"] == "kunci-bersama"  # a secret from a file
+
+
+def test_the_passkey_relying_party_is_the_base_url_host_or_a_domain_it_belongs_to(clean_env, tmp_path):
+    clean_env.setenv("GUARDSVC_BASE_URL", "https://akun.example.co.id")
+    assert load_settings(str(tmp_path))["WEBAUTHN_RP_ID"] is None  # unset: the host (passkeys/ceremony.py)
+    clean_env.setenv("GUARDSVC_WEBAUTHN_RP_ID", "Example.co.id")
+    assert load_settings(str(tmp_path))["WEBAUTHN_RP_ID"] == "example.co.id"
+    clean_env.setenv("GUARDSVC_WEBAUTHN_RP_ID", "ample.co.id")  # a suffix of the text, not a parent domain
+    assert "GUARDSVC_WEBAUTHN_RP_ID" in problems_of(tmp_path)
 
 
 def test_memory_limits_are_refused_with_several_workers(clean_env, tmp_path):

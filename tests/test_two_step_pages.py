@@ -11,17 +11,14 @@ from guardsvc.extensions import db
 from guardsvc.signin.models import LoginEvent
 from tests.factories import PASSWORD
 from tests.pages_support import post_form, sign_in, text_of
-from tests.signin_support import BROWSER_UA, enable_2fa, rate_limits_off, totp_code  # noqa: F401
+from tests.signin_support import BROWSER_UA, browser_client, enable_2fa, rate_limits_off, totp_code  # noqa: F401
 
 pytestmark = pytest.mark.usefixtures("rate_limits_off")
 
 
 @pytest.fixture()
 def browser(app):
-    """A test client that looks like a browser on one network."""
-    client = app.test_client()
-    client.environ_base.update({"HTTP_USER_AGENT": BROWSER_UA, "REMOTE_ADDR": "203.0.113.7"})
-    return client
+    return browser_client(app)
 
 
 def password_step(client, user, password=PASSWORD, next_url=None):

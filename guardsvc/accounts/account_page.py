@@ -8,7 +8,7 @@ registered. So accounts draws the whole page without importing them.
 from dataclasses import dataclass
 from typing import Callable
 
-from flask import current_app, render_template
+from flask import current_app, flash, redirect, render_template, url_for
 from flask_login import current_user
 
 from guardsvc.web.identity import current_client
@@ -52,3 +52,10 @@ def render_account_page(status=200, *, errors=None, values=None, error_form=None
                            values=values or {}, error_form=error_form, new_token=new_token)
     # Never cached: it may show a new token or the secret of a 2FA set-up, and always personal data.
     return body, status, {"Cache-Control": "no-store"}
+
+
+def back_to_section(anchor, message=None):
+    """Answer a form on /akun: back to the section ``anchor`` (303), with ``message`` shown there."""
+    if message:
+        flash(message, "success")
+    return redirect(url_for("account_pages.account", _anchor=anchor), code=303)

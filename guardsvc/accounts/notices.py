@@ -109,6 +109,24 @@ def device_trusted_notice(user, device_name, *, client):
                     messages.NOTICE_TRUSTED_DEVICE, client, [(messages.NOTICE_DEVICE_NAME, device_name)])
 
 
+def passkey_added(user, name, *, client):
+    """A passkey was added to the account."""
+    return _queue("notice_passkey_added", user, messages.NOTICE_PASSKEY_ADDED_SUBJECT,
+                  messages.NOTICE_PASSKEY_ADDED, client, [(messages.NOTICE_PASSKEY_NAME, name)])
+
+
+def passkey_removed(user, name, *, client):
+    """A passkey was removed from the account (on /akun or on the command line)."""
+    return _queue("notice_passkey_removed", user, messages.NOTICE_PASSKEY_REMOVED_SUBJECT,
+                  messages.NOTICE_PASSKEY_REMOVED, client, [(messages.NOTICE_PASSKEY_NAME, name)])
+
+
+def passkey_sign_count_back(user, name, *, client):
+    """A passkey answered with a sign count that went backwards: perhaps a copy of it; refused."""
+    return _queue("notice_passkey_count", user, messages.NOTICE_PASSKEY_COUNT_SUBJECT,
+                  messages.NOTICE_PASSKEY_COUNT, client, [(messages.NOTICE_PASSKEY_NAME, name)])
+
+
 LOCKED_KIND = "notice_account_locked"
 
 

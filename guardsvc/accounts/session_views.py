@@ -1,9 +1,9 @@
 """HTML door for the account's signed-in sessions: the list on /akun and its sign-out buttons."""
-from flask import Blueprint, flash, redirect, url_for
+from flask import Blueprint
 from flask_login import current_user
 
 from guardsvc import messages
-from guardsvc.accounts.account_page import Section, register_section_with
+from guardsvc.accounts.account_page import Section, back_to_section, register_section_with
 from guardsvc.accounts.auth import current_session, roles_required
 from guardsvc.accounts.roles import PEOPLE
 from guardsvc.sessions import service as sessions
@@ -22,17 +22,12 @@ def sessions_part(user, _client):
 register_section_with(bp, Section(SECTION, "accounts/_account_sessions.html", sessions_part, order=15))
 
 
-def _back(message):
-    flash(message, "success")
-    return redirect(url_for("account_pages.account", _anchor=SECTION), code=303)
-
-
 @bp.post("/<int(max=2147483647):session_id>/akhiri")
 @roles_required(*PEOPLE)
 def end_one(session_id):
     """Sign one of the account's sessions out; its cookie stops working at once."""
     sessions.end_own_session(current_user, session_id)
-    return _back(messages.SESSION_ENDED)
+    return back_to_section(SECTION, messages.SESSION_ENDED)
 
 
 @bp.post("/akhiri-lainnya")
@@ -40,4 +35,4 @@ def end_one(session_id):
 def end_others():
     """Sign out every other browser of this account; this one stays signed in."""
     sessions.end_sessions(current_user, keep=current_session())
-    return _back(messages.OTHER_SESSIONS_ENDED)
+    return back_to_section(SECTION, messages.OTHER_SESSIONS_ENDED)

@@ -18,6 +18,7 @@ from guardsvc.appeals.schemas import TicketDecisionSchema
 from guardsvc.appeals.statuses import PENDING
 from guardsvc.audit import service as audit
 from guardsvc.blocks import service as blocks
+from guardsvc.passkeys.service import count_passkey_holders
 from guardsvc.blocks.schemas import BlockCreateSchema, BlockLiftSchema, BlockListQuerySchema
 from guardsvc.web.errors import InvalidState
 from guardsvc.web.identity import client_ip
@@ -57,7 +58,8 @@ def queue():
     return render_template(
         "admin/queue.html", page=page, filters=filters, now=clock.utcnow(),
         answered=answered_since_asked([t.id for t in page.items]), counts=appeals.count_by_status(),
-        count_cap=COUNT_CAP, chart=stacked_columns(appeals.tickets_per_day(CHART_DAYS)))
+        count_cap=COUNT_CAP, chart=stacked_columns(appeals.tickets_per_day(CHART_DAYS)),
+        passkey_holders=count_passkey_holders())
 
 
 def render_ticket(ticket_number, *, values=None, errors=None, desk_values=None, desk_errors=None, status=200):

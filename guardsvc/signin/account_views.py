@@ -3,7 +3,7 @@ from flask import Blueprint, flash, redirect, render_template, request, url_for
 from flask_login import current_user
 
 from guardsvc import messages
-from guardsvc.accounts.account_page import Section, register_section_with, render_account_page
+from guardsvc.accounts.account_page import Section, back_to_section, register_section_with, render_account_page
 from guardsvc.signin.limits import sign_in_limit
 from guardsvc.accounts.auth import current_session, reauthentication_required, roles_required
 from guardsvc.accounts.roles import PEOPLE
@@ -32,7 +32,7 @@ register_section_with(bp, Section("keamanan", "signin/_account_security.html", s
 
 
 def _back(anchor=SECTION):
-    return redirect(url_for("account_pages.account", _anchor=anchor), code=303)
+    return back_to_section(anchor)
 
 
 def _recovery_codes_page(codes, status=200):
@@ -96,8 +96,7 @@ def disable_2fa():
         twofactor.disable(current_user, request.form.get("password", ""), client=current_client())
     except ValidationFailed as failure:
         return _form_failure(failure, "totp-disable")
-    flash(messages.TOTP_DISABLED, "success")
-    return _back()
+    return back_to_section(SECTION, messages.TOTP_DISABLED)
 
 
 @bp.post("/akun/keluar-semua")
@@ -136,5 +135,4 @@ def password_submit():
                                 revoke_devices=form.get("revoke_devices") == "1")
     except ValidationFailed as failure:
         return _render_password_form(failure.errors, 422)
-    flash(messages.PASSWORD_CHANGED, "success")
-    return _back("keamanan")
+    return back_to_section("keamanan", messages.PASSWORD_CHANGED)

@@ -12,6 +12,7 @@ from guardsvc.accounts.roles import PEOPLE
 from guardsvc.web.errors import ValidationFailed
 from guardsvc.web.identity import current_client
 from guardsvc.pages.navigation import safe_next
+from guardsvc.passkeys.service import has_passkeys
 from guardsvc.signin import service
 from guardsvc.signin.limits import sign_in_limit
 from guardsvc.storage.transaction import ends_with
@@ -24,8 +25,8 @@ def _next_target(value):
 
 
 def _render(next_url, errors=None, status=200):
-    return render_template("signin/confirm.html", next_url=next_url, errors=errors,
-                           has_2fa=current_user.has_2fa), status
+    return render_template("signin/confirm.html", next_url=next_url, errors=errors, has_2fa=current_user.has_2fa,
+                           passkey=current_user.has_2fa and has_passkeys(current_user)), status
 
 
 @bp.get("/akun/konfirmasi")
@@ -42,8 +43,9 @@ def confirm_submit():
     """Check the password (and code); on success go back to ``next``."""
     next_url = _next_target(request.form.get("next"))
     try:
+        # The script sends a passkey's answer in ``credential`` instead of a code.
         service.reauthenticate(current_user, request.form.get("password"), request.form.get("code"),
-                               current_client(), current_session())
+                               current_client(), current_session(), passkey=request.form.get("credential"))
     except ValidationFailed as failure:
         # The failed attempt stays in the sign-in history.
         return _render(next_url, ends_with(failure).errors, 401)

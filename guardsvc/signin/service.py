@@ -16,7 +16,7 @@ from guardsvc import messages
 from guardsvc.storage import clock
 from guardsvc.accounts import passwords, service as accounts
 from guardsvc.accounts.models import User
-from guardsvc.web.errors import Forbidden, GuardError, TooManyAttempts, Unauthorized, ValidationFailed
+from guardsvc.web.errors import Forbidden, GuardError, InvalidState, TooManyAttempts, Unauthorized, ValidationFailed
 from guardsvc.extensions import db
 from guardsvc.sessions import service as sessions
 from guardsvc.signin.alerts import queue_signin_alert
@@ -28,6 +28,7 @@ from guardsvc.signin.known_browsers import forget_known, is_known_browser, succe
 from guardsvc.trust.signin_trust import new_trust_secret, skips_code_step
 from guardsvc.web.identity import digest
 from guardsvc.twofactor.service import verify_second_factor
+from guardsvc.passkeys import service as passkeys
 from guardsvc.metrics import counters as metrics
 
 SECOND_FACTOR_RESULTS = {"totp": "2fa_passed", "recovery": "recovery_code_used"}
@@ -145,6 +146,39 @@ def _check_code(user, client, email, code):
     return _succeed(user, client, email, SECOND_FACTOR_RESULTS[method])
 
 
+def _check_passkey(user, client, response):
+    """A passkey of ``user`` as the second step; refused like a wrong code (and counted as one)."""
+    throttled = _throttled(WRONG_CODE, client, user.email, user)
+    if throttled is not None:
+        return throttled
+    try:
+        passkeys.use_passkey(response, passkeys.SECOND_FACTOR, user=user, client=client)
+    except passkeys.PasskeyRefused as refused:
+        return _refuse(WRONG_CODE, client, user.email, user, refused)
+    return _succeed(user, client, user.email, SECOND_FACTOR_RESULTS["totp"])
+
+
+def sign_in_with_passkey(response, client):
+    """"Masuk dengan passkey": a discoverable passkey with user verification, no e-mail or password.
+
+    It proves both factors (something the person has, unlocked by something
+    they know or are), so it is recorded as a passed second factor and the
+    session starts re-authenticated. A refusal whose account is known is
+    written to that account's history as a wrong code.
+    """
+    try:
+        passkey = passkeys.use_passkey(response, passkeys.PASSWORDLESS, client=client)
+    except passkeys.PasskeyRefused as refused:
+        user = refused.user
+        return _refuse(WRONG_CODE, client, user.email if user else "", user, refused)
+    user = passkey.user
+    if not user.is_active:
+        return _refuse("not_allowed", client, user.email, user, Unauthorized(messages.PASSKEY_REFUSED))
+    if user.is_service:
+        return _refuse("not_allowed", client, user.email, user, Forbidden(messages.SERVICE_ACCOUNT_NO_WEB))
+    return _succeed(user, client, user.email, SECOND_FACTOR_RESULTS["totp"])
+
+
 def sign_in(email, password, client, code=None, *, web=False):
     """Check e-mail and password, then the second step when the account needs it here.
 
@@ -194,8 +228,33 @@ def account_stamp(user):
     return hashlib.sha256(user.password_hash.encode("utf-8")).hexdigest()[:16]
 
 
-def sign_in_with_code(user_id, stamp, code, client, *, trust_this_device=False):
+def _still_pending(user_id, stamp):
+    """The account that passed the password step, unless it changed since (deactivated, password, 2FA off)."""
+    user = db.session.get(User, user_id)
+    if user is None or not user.is_active or account_stamp(user) != stamp or not user.has_2fa:
+        return None
+    return user
+
+
+def pending_user(state):
+    """The account a half-finished sign-in (``signin.pending``) is for, or InvalidState when it no longer holds."""
+    user = _still_pending(state["user_id"], state["stamp"])
+    if user is None:
+        raise InvalidState(messages.SIGNIN_CODE_EXPIRED)
+    return user
+
+
+def offers_passkey(state):
+    """True when the code step of this half-finished sign-in may offer "Gunakan passkey"."""
+    user = _still_pending(state["user_id"], state["stamp"])
+    return user is not None and passkeys.has_passkeys(user)
+
+
+def sign_in_with_code(user_id, stamp, code, client, *, trust_this_device=False, passkey=None):
     """Second step of the web flow, for the user who passed the password step.
+
+    The step is a TOTP or recovery ``code``, or the browser's answer with one of
+    the account's passkeys (``passkey``).
 
     Refused when the account changed meanwhile (deactivated, password
     changed, 2FA turned off). With ``trust_this_device`` a successful sign-in
@@ -203,13 +262,17 @@ def sign_in_with_code(user_id, stamp, code, client, *, trust_this_device=False):
     (``outcome.trust_secret``, for the door to send), so the next sign-in from
     this browser at this IP skips the code: trust earned with a second factor here.
     """
-    user = db.session.get(User, user_id)
-    if user is None or not user.is_active or account_stamp(user) != stamp or not user.has_2fa:
+    user = _still_pending(user_id, stamp)
+    if user is None:
+        user = db.session.get(User, user_id)
         outcome = _refuse(WRONG_CODE, client, user.email if user else "", user,
                           Unauthorized(messages.SIGNIN_CODE_EXPIRED))
         outcome.restart = True
         return outcome
-    outcome = _check_code(user, client, user.email, code)
+    if passkey:
+        outcome = _check_passkey(user, client, passkey)
+    else:
+        outcome = _check_code(user, client, user.email, code)
     if outcome.signed_in and trust_this_device:
         outcome.trust_secret, secret_hash = new_trust_secret()
         trust_device(user, client, secret_hash=secret_hash)
@@ -224,8 +287,21 @@ def sign_in_for_token(email, password, client, *, code=None, token_name=None):
     return outcome
 
 
-def reauthenticate(user, password, code, client, session_record):
-    """Confirm that the signed-in person is the account's owner: the password, and a code with 2FA.
+def _second_factor_refusal(user, code, passkey, client):
+    """None when ``code`` (or, given, the ``passkey`` answer) is a valid second factor of ``user``; else the message."""
+    if passkey:
+        try:
+            passkeys.use_passkey(passkey, passkeys.SECOND_FACTOR, user=user, client=client)
+        except passkeys.PasskeyRefused as refused:
+            return refused.message
+        return None
+    return None if verify_second_factor(user, code) is not None else messages.TOTP_WRONG_CODE
+
+
+def reauthenticate(user, password, code, client, session_record, *, passkey=None):
+    """Confirm that the signed-in person is the account's owner: the password, and a second factor with 2FA.
+
+    The second factor is a code, or one of the account's passkeys (``passkey``: the browser's answer).
 
     Success stamps ``session_record`` as re-authenticated. Each failure is
     written to the sign-in history (``wrong_password`` / ``wrong_code``) and
@@ -244,8 +320,8 @@ def reauthenticate(user, password, code, client, session_record):
     if not right_password:
         raise _refuse(WRONG_PASSWORD, client, user.email, user,
                       ValidationFailed({"password": [messages.WRONG_PASSWORD]})).error
-    if user.has_2fa and verify_second_factor(user, code) is None:
-        raise _refuse(WRONG_CODE, client, user.email, user,
-                      ValidationFailed({"code": [messages.TOTP_WRONG_CODE]})).error
+    refusal = _second_factor_refusal(user, code, passkey, client) if user.has_2fa else None
+    if refusal is not None:
+        raise _refuse(WRONG_CODE, client, user.email, user, ValidationFailed({"code": [refusal]})).error
     sessions.mark_reauthenticated(session_record, second_factor=user.has_2fa)
     return session_record

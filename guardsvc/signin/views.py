@@ -12,6 +12,7 @@ from guardsvc.pages.navigation import safe_next
 from guardsvc.web.stale_forms import rerender_when_stale
 from guardsvc.signin import pending, service
 from guardsvc.signin.schemas import CodeStepSchema
+from guardsvc.passkeys.schemas import PasskeyAnswerSchema
 from guardsvc.signin.limits import code_limit, remember_outcome, sign_in_limit
 from guardsvc.storage.transaction import ends_with
 
@@ -30,7 +31,8 @@ def _next_target(value):
     return safe_next(value, default=url_for("account_pages.account"))
 
 
-def _render_sign_in(email="", next_url="", *, errors=None, failure=None, status=200, headers=None):
+def render_sign_in(email="", next_url="", *, errors=None, failure=None, status=200, headers=None):
+    """The sign-in page (again), with what went wrong."""
     return render_template("signin/sign_in.html", values={"email": email}, next_url=next_url,
                            errors=errors, failure=failure), status, headers or {}
 
@@ -38,7 +40,7 @@ def _render_sign_in(email="", next_url="", *, errors=None, failure=None, status=
 @rerender_when_stale("signin_pages.sign_in_submit")
 def _stale_sign_in(form):
     # The password is never sent back into the page; the e-mail is.
-    return _render_sign_in(form.get("email", ""), safe_next(form.get("next"), default=""),
+    return render_sign_in(form.get("email", ""), safe_next(form.get("next"), default=""),
                            failure=messages.FORM_EXPIRED, status=400)
 
 
@@ -48,7 +50,7 @@ def sign_in():
     next_url = safe_next(request.args.get("next"), default="")
     if current_user.is_authenticated:
         return redirect(_next_target(next_url), code=303)
-    return _render_sign_in(next_url=next_url)
+    return render_sign_in(next_url=next_url)
 
 
 @bp.post("/masuk")
@@ -59,12 +61,12 @@ def sign_in_submit():
     schema = TokenRequestSchema(only=SIGN_IN_FIELDS)
     data, errors, values = load_form(schema, request.form, SIGN_IN_FIELDS)
     if errors:
-        return _render_sign_in(values["email"], next_url, errors=errors, status=422)
+        return render_sign_in(values["email"], next_url, errors=errors, status=422)
     outcome = service.sign_in(data["email"], data["password"], current_client(), web=True)
     if outcome.needs_code:
         return pending.begin_code_step(outcome.user, next_url)
     if outcome.error:
-        return _render_sign_in(values["email"], next_url, failure=ends_with(outcome.error).message,
+        return render_sign_in(values["email"], next_url, failure=ends_with(outcome.error).message,
                                status=outcome.error.status, headers=outcome.error.headers)
     start_session(outcome.user, current_client(), reauthenticated=outcome.reauthenticates)
     return redirect(_next_target(next_url), code=303)
@@ -77,7 +79,9 @@ def _expired():
 
 
 def _render_code_form(failure=None, status=200, trust=False, headers=None):
-    return render_template("signin/code.html", failure=failure, trust=trust), status, headers or {}
+    state = pending.current()
+    return render_template("signin/code.html", failure=failure, trust=trust,
+                           passkey=state is not None and service.offers_passkey(state)), status, headers or {}
 
 
 @bp.get("/masuk/kode")
@@ -96,12 +100,15 @@ def code_submit():
     if state is None:
         return _expired()
     trust = request.form.get("trust") == "1"
-    data, errors, _ = load_form(CodeStepSchema(), request.form, ("code",))
+    # The script sends a passkey's answer in ``credential`` instead of a code.
+    schema, field = (PasskeyAnswerSchema(), "credential") if request.form.get("credential") else (
+        CodeStepSchema(), "code")
+    data, errors, _ = load_form(schema, request.form, (field,))
     if errors:  # not a code at all (full-width digits, say): no guess to count
-        return _render_code_form(errors["code"][0], 422, trust)
+        return _render_code_form(errors[field][0], 422, trust)
     outcome = remember_outcome(service.sign_in_with_code(state["user_id"], state["stamp"],
-                                                         data["code"], current_client(),
-                                                         trust_this_device=trust))
+                                                         data.get("code"), current_client(),
+                                                         trust_this_device=trust, passkey=data.get("credential")))
     if outcome.signed_in:
         start_session(outcome.user, current_client(), second_factor=outcome.passed_second_factor)
         if outcome.trust_secret:

@@ -1,9 +1,9 @@
 """HTML door for trusted devices: the buttons and forms on the account page."""
-from flask import Blueprint, flash, redirect, request, url_for
+from flask import Blueprint, request
 from flask_login import current_user
 
 from guardsvc import messages
-from guardsvc.accounts.account_page import Section, register_section_with, render_account_page
+from guardsvc.accounts.account_page import Section, back_to_section, register_section_with, render_account_page
 from guardsvc.accounts.auth import reauthentication_required, roles_required
 from guardsvc.accounts.roles import PEOPLE
 from guardsvc.web.identity import current_client, issue_trust_cookie
@@ -30,8 +30,7 @@ register_section_with(bp, Section("perangkat", "trust/_account_devices.html", de
 
 
 def _back_to_devices(message):
-    flash(message, "success")
-    return redirect(url_for("account_pages.account", _anchor="perangkat"), code=303)
+    return back_to_section("perangkat", message)
 
 
 @bp.app_template_filter("browser_os")

@@ -58,7 +58,7 @@ def fill_sign_in(page, email, password=PASSWORD):
     """Fill in and send the sign-in form open on ``page``."""
     page.get_by_label("Alamat e-mail").fill(email)
     page.get_by_label("Kata sandi").fill(password)
-    page.get_by_role("button", name="Masuk").click()
+    page.get_by_role("button", name="Masuk", exact=True).click()
 
 
 def shoot(page, name):
