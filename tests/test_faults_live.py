@@ -226,7 +226,7 @@ def test_a_frozen_database_costs_no_request_more_than_its_deadline(default_serve
         proxy.restore()
         thawed.set()
         thawed_at = time.monotonic()
-        time.sleep(2)
+        time.sleep(5)
     prober.join(30)
     spanned = [r for r in traffic.results if r[1] >= frozen_at and r[0] <= thawed_at]
     slowest = max(end - start for start, end, *_ in spanned)
@@ -241,7 +241,7 @@ def test_a_frozen_database_costs_no_request_more_than_its_deadline(default_serve
     # may queue for a thread, and the 503 takes time to render and send.
     assert slowest <= 5 + 2
     assert {status for _, status in health} == {200} and slowest_health <= 5
-    after = statuses(traffic.between(thawed_at + 1, time.monotonic()))
+    after = statuses(traffic.between(thawed_at + 3, time.monotonic()))
     assert after and set(after) <= {200, 201}
 
 

@@ -202,11 +202,14 @@ class _Watchdog:
                 waited = min(list(_WAITING.values()), default=now)
             except RuntimeError:  # changed by a request thread meanwhile: look again next time
                 continue
+            if not deadline.database_breaker.is_closed():
+                self._alive()  # an answer closes the breaker: recovery does not wait for a trial request
+                continue
             if now - waited < deadline.PING_SECONDS:
-                if self._connection is None and deadline.database_breaker.is_closed():
+                if self._connection is None:
                     self._alive()  # connect while the database answers: a freeze then costs one ping
                 continue
-            if deadline.database_breaker.allows_anyone() and not self._alive():
+            if not self._alive():
                 _trip_and_cut_waits()
 
     def _alive(self):

@@ -100,10 +100,6 @@ class _Breaker:
     def is_closed(self):
         return self._closed
 
-    def allows_anyone(self):
-        """Closed or half-open (not refusing everyone)."""
-        return self._closed or time.monotonic() >= self._open_until
-
     def answered(self):
         """The database answered: close (a cheap read when already closed)."""
         if not self._closed:
