@@ -101,6 +101,7 @@ class Databases:
 def guardsvc_env(database_url, instance, extra=None):
     return {**os.environ, "GUARDSVC_DATABASE_URL": database_url,
             "GUARDSVC_SECRET_KEY": "bench-secret-key", "GUARDSVC_LOG_LEVEL": "WARNING",
+            "GUARDSVC_PROXY_COUNT": "1",
             **(extra or {})}
 
 
@@ -217,6 +218,7 @@ local counter = 0
 local paths = {%(paths)s}
 local body = %(body)s
 local run = "%(run)s"
+local first_address = %(first_address)d
 local threads = 0
 function setup(thread)
   threads = threads + 1
@@ -227,6 +229,9 @@ request = function()
   local headers = {%(headers)s}
   if %(unique_device)s then
     headers["X-Device-Id"] = run .. "-" .. thread_id .. "-" .. counter
+    local n = first_address + thread_id * 1048576 + counter
+    headers["X-Forwarded-For"] = string.format("%%d.%%d.%%d.%%d", math.floor(n / 16777216) %% 256,
+      math.floor(n / 65536) %% 256, math.floor(n / 256) %% 256, n %% 256)
   end
   return wrk.format("%(method)s", paths[(counter %% #paths) + 1], headers, body)
 end
@@ -238,7 +243,11 @@ def lua_string(value):
 
 
 class Path_:
-    """One hot path of one contender: method, paths, headers, body."""
+    """One hot path of one contender: method, paths, headers, body.
+
+    ``unique_device``: every request comes from a new client, a device id and an
+    address (``X-Forwarded-For``, which both servers trust from one proxy) of its own.
+    """
 
     def __init__(self, method, paths, headers=None, body=None, unique_device=False):
         self.method, self.paths, self.headers = method, paths, headers or {}
@@ -249,6 +258,8 @@ class Path_:
             "paths": ", ".join(lua_string(p) for p in self.paths),
             "body": lua_string(self.body),
             "run": secrets.token_hex(4),
+            # A fresh block of 2**24 addresses in 11.0.0.0-99.255.255.255 for each run.
+            "first_address": random.randrange(11, 100) << 24,
             "headers": ", ".join(f"[{lua_string(k)}] = {lua_string(v)}" for k, v in self.headers.items()),
             "unique_device": "true" if self.unique_device else "false",
             "method": self.method,
@@ -418,7 +429,9 @@ def main():
               f"limits {args.limits}; {args.tickets:,} stored tickets")
         minimal = Server("minimal", "bench.minimal_app:app",
                          {**os.environ, "MINIMAL_DATABASE_URL": minimal_url.replace(
-                             "postgresql://", "postgresql+psycopg://", 1)}, args.workers)
+                             "postgresql://", "postgresql+psycopg://", 1),
+                          "MINIMAL_PENDING_PER_IP": RAISED_LIMITS["PENDING_PER_IP"]
+                          if args.limits == "raised" else "5"}, args.workers)
         servers.append(minimal)
         storages = {"guardsvc/memory": "memory://"}
         if not args.no_redis:

@@ -19,6 +19,7 @@ show what each one costs against the minimal app's single INSERT.
 import argparse
 import cProfile
 import io
+import itertools
 import os
 import pstats
 import sys
@@ -33,6 +34,7 @@ sys.path.insert(0, str(ROOT))
 from bench import hotpaths  # noqa: E402
 
 FOLDER = Path(tempfile.mkdtemp(prefix="guardsvc-inproc-"))
+ADDRESSES = itertools.count(1)  # a new client address for each request of a path with fresh clients
 RAISED = {k: v for k, v in hotpaths.RAISED_LIMITS.items()}
 
 
@@ -77,6 +79,8 @@ def environ_for(path_, counter, run):
     headers = dict(path_.headers)
     if path_.unique_device:
         headers["X-Device-Id"] = f"{run}-{counter}"
+        n = next(ADDRESSES)
+        headers["X-Forwarded-For"] = f"10.{n >> 16 & 255}.{n >> 8 & 255}.{n & 255}"
     target = path_.paths[counter % len(path_.paths)]
     builder = EnvironBuilder(path=target, method=path_.method, headers=headers,
                              data=path_.body.encode() if path_.body else None,
