@@ -15,7 +15,8 @@ goes past them). ``--scale`` also measures check and submit with 1,000,000
 stored tickets against 1,000. ``--blocks N`` compares a guarded page with N
 active blocks (a tenth of them ranges) and 10,000 allow entries against none.
 With --database-url (or GUARDSVC_BENCH_DATABASE_URL) every database is a
-schema of that PostgreSQL database, created for the run and dropped after it.
+PostgreSQL database beside the one the URL names, created for the run and
+dropped after it.
 """
 import argparse
 import hashlib
@@ -67,34 +68,42 @@ def parse_args():
 # ---------------------------------------------------------------- databases
 
 class Databases:
-    """Fresh databases for the run: SQLite files in a temporary folder, or PostgreSQL schemas."""
+    """Fresh databases for the run: SQLite files in a temporary folder, or PostgreSQL databases.
+
+    On PostgreSQL each contender gets a database of its own beside the one the URL
+    names (created for the run, dropped after it): a schema picked with
+    ``options=-csearch_path`` would not do, as guardsvc passes its own
+    ``options`` (the statement timeout), which replace the URL's.
+    """
 
     def __init__(self, postgres_url):
         self.postgres_url = postgres_url
         self.folder = Path(tempfile.mkdtemp(prefix="guardsvc-hot-"))
-        self.schemas = []
+        self.databases = []
 
     def url(self, name):
+        from sqlalchemy.engine import make_url
+
         if not self.postgres_url:
             return f"sqlite:///{self.folder / name}.db"
-        schema = f"guardsvc_hot_{name}"
-        self._ddl(f"DROP SCHEMA IF EXISTS {schema} CASCADE", f"CREATE SCHEMA {schema}")
-        self.schemas.append(schema)
-        separator = "&" if "?" in self.postgres_url else "?"
-        return f"{self.postgres_url}{separator}options=-csearch_path%3D{schema}"
+        database = f"guardsvc_hot_{name}_{secrets.token_hex(3)}"
+        self._ddl(f"CREATE DATABASE {database}")
+        self.databases.append(database)
+        return make_url(self.postgres_url).set(database=database).render_as_string(hide_password=False)
 
     def _ddl(self, *statements):
         from sqlalchemy import create_engine, text
 
-        engine = create_engine(self.postgres_url.replace("postgresql://", "postgresql+psycopg://", 1))
-        with engine.begin() as conn:
+        engine = create_engine(self.postgres_url.replace("postgresql://", "postgresql+psycopg://", 1),
+                               isolation_level="AUTOCOMMIT")
+        with engine.connect() as conn:
             for statement in statements:
                 conn.execute(text(statement))
         engine.dispose()
 
     def close(self):
-        if self.schemas:
-            self._ddl(*(f"DROP SCHEMA IF EXISTS {schema} CASCADE" for schema in self.schemas))
+        if self.databases:
+            self._ddl(*(f"DROP DATABASE IF EXISTS {database} WITH (FORCE)" for database in self.databases))
         shutil.rmtree(self.folder, ignore_errors=True)
 
 
