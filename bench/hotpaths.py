@@ -15,7 +15,8 @@ goes past them). ``--scale`` also measures check and submit with 1,000,000
 stored tickets against 1,000. ``--blocks N`` compares a guarded page with N
 active blocks (a tenth of them ranges) and 10,000 allow entries against none.
 With --database-url (or GUARDSVC_BENCH_DATABASE_URL) every database is a
-schema of that PostgreSQL database, created for the run and dropped after it.
+PostgreSQL database beside the one the URL names, created for the run and
+dropped after it.
 """
 import argparse
 import hashlib
@@ -67,40 +68,49 @@ def parse_args():
 # ---------------------------------------------------------------- databases
 
 class Databases:
-    """Fresh databases for the run: SQLite files in a temporary folder, or PostgreSQL schemas."""
+    """Fresh databases for the run: SQLite files in a temporary folder, or PostgreSQL databases.
+
+    On PostgreSQL each contender gets a database of its own beside the one the URL
+    names (created for the run, dropped after it): a schema picked with
+    ``options=-csearch_path`` would not do, as guardsvc passes its own
+    ``options`` (the statement timeout), which replace the URL's.
+    """
 
     def __init__(self, postgres_url):
         self.postgres_url = postgres_url
         self.folder = Path(tempfile.mkdtemp(prefix="guardsvc-hot-"))
-        self.schemas = []
+        self.databases = []
 
     def url(self, name):
+        from sqlalchemy.engine import make_url
+
         if not self.postgres_url:
             return f"sqlite:///{self.folder / name}.db"
-        schema = f"guardsvc_hot_{name}"
-        self._ddl(f"DROP SCHEMA IF EXISTS {schema} CASCADE", f"CREATE SCHEMA {schema}")
-        self.schemas.append(schema)
-        separator = "&" if "?" in self.postgres_url else "?"
-        return f"{self.postgres_url}{separator}options=-csearch_path%3D{schema}"
+        database = f"guardsvc_hot_{name}_{secrets.token_hex(3)}"
+        self._ddl(f"CREATE DATABASE {database}")
+        self.databases.append(database)
+        return make_url(self.postgres_url).set(database=database).render_as_string(hide_password=False)
 
     def _ddl(self, *statements):
         from sqlalchemy import create_engine, text
 
-        engine = create_engine(self.postgres_url.replace("postgresql://", "postgresql+psycopg://", 1))
-        with engine.begin() as conn:
+        engine = create_engine(self.postgres_url.replace("postgresql://", "postgresql+psycopg://", 1),
+                               isolation_level="AUTOCOMMIT")
+        with engine.connect() as conn:
             for statement in statements:
                 conn.execute(text(statement))
         engine.dispose()
 
     def close(self):
-        if self.schemas:
-            self._ddl(*(f"DROP SCHEMA IF EXISTS {schema} CASCADE" for schema in self.schemas))
+        if self.databases:
+            self._ddl(*(f"DROP DATABASE IF EXISTS {database} WITH (FORCE)" for database in self.databases))
         shutil.rmtree(self.folder, ignore_errors=True)
 
 
 def guardsvc_env(database_url, instance, extra=None):
     return {**os.environ, "GUARDSVC_DATABASE_URL": database_url,
             "GUARDSVC_SECRET_KEY": "bench-secret-key", "GUARDSVC_LOG_LEVEL": "WARNING",
+            "GUARDSVC_PROXY_COUNT": "1",
             **(extra or {})}
 
 
@@ -217,6 +227,7 @@ local counter = 0
 local paths = {%(paths)s}
 local body = %(body)s
 local run = "%(run)s"
+local first_address = %(first_address)d
 local threads = 0
 function setup(thread)
   threads = threads + 1
@@ -227,6 +238,9 @@ request = function()
   local headers = {%(headers)s}
   if %(unique_device)s then
     headers["X-Device-Id"] = run .. "-" .. thread_id .. "-" .. counter
+    local n = first_address + thread_id * 1048576 + counter
+    headers["X-Forwarded-For"] = string.format("%%d.%%d.%%d.%%d", math.floor(n / 16777216) %% 256,
+      math.floor(n / 65536) %% 256, math.floor(n / 256) %% 256, n %% 256)
   end
   return wrk.format("%(method)s", paths[(counter %% #paths) + 1], headers, body)
 end
@@ -238,7 +252,11 @@ def lua_string(value):
 
 
 class Path_:
-    """One hot path of one contender: method, paths, headers, body."""
+    """One hot path of one contender: method, paths, headers, body.
+
+    ``unique_device``: every request comes from a new client, a device id and an
+    address (``X-Forwarded-For``, which both servers trust from one proxy) of its own.
+    """
 
     def __init__(self, method, paths, headers=None, body=None, unique_device=False):
         self.method, self.paths, self.headers = method, paths, headers or {}
@@ -249,6 +267,8 @@ class Path_:
             "paths": ", ".join(lua_string(p) for p in self.paths),
             "body": lua_string(self.body),
             "run": secrets.token_hex(4),
+            # A fresh block of 2**24 addresses in 11.0.0.0-99.255.255.255 for each run.
+            "first_address": random.randrange(11, 100) << 24,
             "headers": ", ".join(f"[{lua_string(k)}] = {lua_string(v)}" for k, v in self.headers.items()),
             "unique_device": "true" if self.unique_device else "false",
             "method": self.method,
@@ -418,7 +438,9 @@ def main():
               f"limits {args.limits}; {args.tickets:,} stored tickets")
         minimal = Server("minimal", "bench.minimal_app:app",
                          {**os.environ, "MINIMAL_DATABASE_URL": minimal_url.replace(
-                             "postgresql://", "postgresql+psycopg://", 1)}, args.workers)
+                             "postgresql://", "postgresql+psycopg://", 1),
+                          "MINIMAL_PENDING_PER_IP": RAISED_LIMITS["PENDING_PER_IP"]
+                          if args.limits == "raised" else "5"}, args.workers)
         servers.append(minimal)
         storages = {"guardsvc/memory": "memory://"}
         if not args.no_redis:

@@ -3,19 +3,19 @@ import logging
 import sys
 from pathlib import Path
 
-from flask import Flask
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from guardsvc.config import SettingsError, load_settings
+from guardsvc.web.application import GuardsvcFlask
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 
 
 def create_app(config=None):
     """Build the application: settings, extensions, doors, error handling, commands."""
-    app = Flask(__name__, instance_relative_config=True,
-                template_folder=str(PROJECT_ROOT / "templates"),
-                static_folder=str(PROJECT_ROOT / "static"))
+    app = GuardsvcFlask(__name__, instance_relative_config=True,
+                        template_folder=str(PROJECT_ROOT / "templates"),
+                        static_folder=str(PROJECT_ROOT / "static"))
     # Owner only: it holds the secret key and, by default, the database.
     Path(app.instance_path).mkdir(mode=0o700, parents=True, exist_ok=True)
     try:

@@ -34,12 +34,16 @@ def insert_unless_conflict(model, values):
 
     Returns the stored row as a persistent ORM object of this session, built
     from what the INSERT returned, or None when a unique index refused it.
+    The object is filled as a query's result would be (its attributes set
+    directly, no change events: it holds nothing to flush), not through its
+    constructor, which records a change per attribute that nothing will read.
     """
     statement, names = _plan(model, db.session.get_bind().dialect.name)
     row = db.session.execute(statement, values).first()
     if row is None:
         return None
-    record = model(**dict(zip(names, row)))
+    record = inspect(model).class_manager.new_instance()
+    record.__dict__.update(zip(names, row))
     make_transient_to_detached(record)
     db.session.add(record)
     return record

@@ -7,7 +7,8 @@ Stored datetimes are naive UTC; JSON keeps them in UTC (guardsvc/storage/clock.p
 """
 from functools import lru_cache
 
-from flask_babel import format_date, format_datetime, format_decimal, format_timedelta, get_locale, get_timezone
+from flask_babel import (format_date, format_datetime, format_decimal, format_timedelta, get_babel, get_locale,
+                         get_timezone)
 
 # "22 November 2026, 17.52 WIB": the zone's own abbreviation (WIB/WITA/WIT) always shown.
 TIME_PATTERN = "d MMMM y, HH.mm zzz"
@@ -19,7 +20,18 @@ def human_time(value):
         return ""
     # The text changes once a minute: formatting it (the zone's name above all) costs far more
     # than looking it up, and every submitted appeal formats its own "now" for the e-mail.
-    return _minute_text(value.replace(second=0, microsecond=0), str(get_timezone()), str(get_locale()))
+    return _minute_text(value.replace(second=0, microsecond=0), *_zone_and_locale())
+
+
+def _zone_and_locale():
+    """The zone and locale texts dates are shown in: the settings' own, unless a selector picks them.
+
+    Without selectors Flask-Babel still parses the locale and builds the zone once per request.
+    """
+    babel = get_babel()
+    if babel.locale_selector is None and babel.timezone_selector is None:
+        return babel.default_timezone, babel.default_locale
+    return str(get_timezone()), str(get_locale())
 
 
 @lru_cache(maxsize=1024)

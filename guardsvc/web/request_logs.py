@@ -8,8 +8,8 @@ objects; either way one-time links and secrets are masked (web/redaction.py).
 """
 import json
 import logging
+import os
 import re
-import uuid
 from datetime import datetime, timezone
 
 from flask import g, has_request_context, request
@@ -24,7 +24,8 @@ TEXT_FORMAT = "%(asctime)s %(levelname)s %(name)s [%(request_id)s]: %(message)s"
 def assign_request_id():
     """before_request: the proxy's id when it is usable, else a new one."""
     sent = request.headers.get(HEADER, "")
-    g.request_id = sent if _USABLE.match(sent) else uuid.uuid4().hex
+    # 32 random hex digits, as uuid4().hex gave, without building a UUID on every request.
+    g.request_id = sent if _USABLE.match(sent) else os.urandom(16).hex()
 
 
 def echo_request_id(response):

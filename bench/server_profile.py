@@ -1,0 +1,127 @@
+"""Where a hot path's time goes in a real server under load: py-spy over guardsvc's gunicorn workers.
+
+Serves guardsvc as ``bench/hotpaths.py`` does (same settings, same prepared
+database, 2 sync workers), loads one path with wrk and, meanwhile, samples
+every worker with ``py-spy record --format raw``. The samples are folded into
+two tables: the functions the workers spent their own time in, and the
+share of samples in which a function (guardsvc's, or a library's entry
+point) was on the stack. Idle time (gunicorn waiting for a connection) is
+left out of the shares.
+
+    .venv/bin/python bench/server_profile.py --only submit-json [--duration 10] [--rate 250]
+
+py-spy needs to read the workers' memory (root, or ptrace permission).
+"""
+import argparse
+import collections
+import os
+import secrets
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from bench import hotpaths  # noqa: E402
+
+# Frames that mean "waiting for work", not serving a request.
+IDLE = ("wait (gunicorn/workers/sync.py", "accept (socket.py", "select (selectors.py")
+
+
+def parse_args():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--only", default="submit-json", help="one path name of bench/hotpaths.py")
+    parser.add_argument("--duration", type=int, default=10, help="seconds of load and sampling")
+    parser.add_argument("--rate", type=int, default=250, help="py-spy samples per second")
+    parser.add_argument("--database-url", default=os.environ.get("GUARDSVC_BENCH_DATABASE_URL"))
+    parser.add_argument("--top", type=int, default=25)
+    return parser.parse_args()
+
+
+def worker_pids(server):
+    done = subprocess.run(["pgrep", "-P", str(server.process.pid)], capture_output=True, text=True)
+    return [int(pid) for pid in done.stdout.split()]
+
+
+def sample(pid, seconds, rate, folder):
+    out = Path(folder) / f"{pid}.txt"
+    return out, subprocess.Popen(
+        [str(hotpaths.BIN / "py-spy"), "record", "--pid", str(pid), "--duration", str(seconds),
+         "--rate", str(rate), "--format", "raw", "--nonblocking", "--output", str(out)],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def fold(files):
+    """(own, on_stack, busy samples) from py-spy's raw output (``frame;frame;... count`` lines)."""
+    own, on_stack, busy = collections.Counter(), collections.Counter(), 0
+    for path in files:
+        for line in path.read_text().splitlines():
+            stack, _, count = line.rpartition(" ")
+            frames = stack.split(";")
+            if any(frames[-1].startswith(idle) for idle in IDLE):
+                continue
+            count = int(count)
+            busy += count
+            own[_short(frames[-1])] += count
+            for frame in set(map(_short, frames)):
+                on_stack[frame] += count
+    return own, on_stack, busy
+
+
+def _short(frame):
+    """``function (path:line)`` -> ``function (package/module.py)``."""
+    name, _, where = frame.partition(" (")
+    path = where.rsplit(":", 1)[0]
+    for marker in ("site-packages/", "lib/python3", "wt-perf/", "main/"):
+        if marker in path:
+            path = path.split(marker, 1)[1]
+            break
+    return f"{name} ({path})"
+
+
+def report(title, counter, busy, top):
+    print(f"\n{title}")
+    for frame, count in counter.most_common(top):
+        print(f"{100 * count / busy:6.1f}%  {frame}")
+
+
+def main():
+    args = parse_args()
+    if shutil.which("wrk") is None:
+        raise SystemExit("wrk is missing (apt-get install wrk)")
+    dbs = hotpaths.Databases(args.database_url)
+    server = None
+    try:
+        instance = dbs.folder / "instance"
+        instance.mkdir()
+        url = dbs.url("guardsvc")
+        token = hotpaths.prepare_guardsvc(url, instance)
+        hotpaths.insert_tickets(url, 1000)
+        limits = {f"GUARDSVC_{k}": v for k, v in hotpaths.RAISED_LIMITS.items()}
+        env = hotpaths.guardsvc_env(url, instance, {
+            **limits, "GUARDSVC_RATELIMIT_STORAGE_URI": "memory://",
+            "GUARDSVC_RATELIMIT_KEY_PREFIX": f"bench-{secrets.token_hex(4)}"})
+        server = hotpaths.Server("guardsvc", "wsgi:app", env, 2)
+        path_ = hotpaths.guardsvc_paths(server, token, 1000)[args.only]
+        time.sleep(3)  # forms carry a minimum fill time
+        load = argparse.Namespace(threads=2, connections=16, duration=args.duration + 2)
+        samplers = [sample(pid, args.duration, args.rate, dbs.folder) for pid in worker_pids(server)]
+        result = hotpaths.wrk(server.url, path_, load, dbs.folder)
+        for _, process in samplers:
+            process.wait()
+        own, on_stack, busy = fold([out for out, _ in samplers if out.exists()])
+        print(f"{args.only}: {result['rps']:.0f} req/s under py-spy, {busy} busy samples "
+              f"({len(samplers)} workers, {args.rate}/s)")
+        report("own time (share of busy samples)", own, busy, args.top)
+        report("on the stack (share of busy samples)", on_stack, busy, args.top * 2)
+    finally:
+        if server:
+            server.stop()
+        dbs.close()
+
+
+if __name__ == "__main__":
+    main()

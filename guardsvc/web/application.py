@@ -1,0 +1,29 @@
+"""The Flask class guardsvc runs on: Flask, minus a question it asked again on every call."""
+import weakref
+from inspect import iscoroutinefunction
+
+from flask import Flask
+
+
+class GuardsvcFlask(Flask):
+    """Flask, asking once per function whether a view or hook is a coroutine function.
+
+    Flask passes each view, before/after-request hook and teardown through
+    ``ensure_sync`` on every request (seventeen calls for a status check), and
+    each call inspects the function's code flags again. The answer never changes
+    for a function, so it is kept, weakly: a function made for one request
+    (``after_this_request``) is forgotten with it.
+    """
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._is_coroutine = weakref.WeakKeyDictionary()
+
+    def ensure_sync(self, func):
+        try:
+            is_coroutine = self._is_coroutine.get(func)
+        except TypeError:  # cannot be referenced weakly: ask each time
+            return super().ensure_sync(func)
+        if is_coroutine is None:
+            is_coroutine = self._is_coroutine[func] = iscoroutinefunction(func)
+        return self.async_to_sync(func) if is_coroutine else func
