@@ -35,6 +35,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 BIN = Path(sys.executable).parent
 
+from bench.hotpaths import flask, guardsvc_env  # noqa: E402
 from tests.live import free_port, wait_for_port  # noqa: E402
 from tests.nginx_support import NGINX, missing, nginx_conf  # noqa: E402
 
@@ -96,11 +97,9 @@ class Stack:
     def __init__(self, folder, args):
         self.folder, self.processes = folder, []
         database = f"sqlite:///{folder}/guardsvc.db"
-        self.env = {**os.environ, "GUARDSVC_DATABASE_URL": database, "GUARDSVC_SECRET_KEY": "bench-secret-key",
-                    "GUARDSVC_LOG_LEVEL": "WARNING", "GUARDSVC_PROXY_COUNT": "1",
-                    "GUARDSVC_FORWARD_AUTH_SECRET": SECRET}
-        subprocess.run([str(BIN / "flask"), "--app", "guardsvc", "db", "upgrade"], cwd=ROOT, env=self.env,
-                       check=True, capture_output=True)
+        self.env = guardsvc_env(database, folder, {"GUARDSVC_PROXY_COUNT": "1",
+                                                   "GUARDSVC_FORWARD_AUTH_SECRET": SECRET})
+        flask(self.env, "db", "upgrade")
         os.environ.update({key: value for key, value in self.env.items() if key.startswith("GUARDSVC_")})
         from guardsvc import create_app
         self.app = create_app()

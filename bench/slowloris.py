@@ -26,6 +26,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 BIN = Path(sys.executable).parent
 
+from bench.hotpaths import flask, guardsvc_env  # noqa: E402
 from tests.live import free_port, wait_for_port  # noqa: E402
 from tests.nginx_support import NGINX, missing, nginx_conf  # noqa: E402
 
@@ -86,11 +87,9 @@ def main():
     if missing():
         raise SystemExit(missing())
     folder = Path(tempfile.mkdtemp(prefix="guardsvc-slowloris-"))
-    env = {**os.environ, "GUARDSVC_DATABASE_URL": f"sqlite:///{folder}/guardsvc.db",
-           "GUARDSVC_SECRET_KEY": "bench-secret-key", "GUARDSVC_LOG_LEVEL": "WARNING",
-           "GUARDSVC_PROXY_COUNT": "1", "GUARDSVC_FORWARD_AUTH_SECRET": SECRET}
-    subprocess.run([str(BIN / "flask"), "--app", "guardsvc", "db", "upgrade"], cwd=ROOT, env=env, check=True,
-                   capture_output=True)
+    env = guardsvc_env(f"sqlite:///{folder}/guardsvc.db", folder,
+                       {"GUARDSVC_PROXY_COUNT": "1", "GUARDSVC_FORWARD_AUTH_SECRET": SECRET})
+    flask(env, "db", "upgrade")
     guardsvc_port, nginx_port = free_port(), free_port()
     processes = []
     try:
