@@ -1,5 +1,5 @@
 # guardsvc: `make run` serves on http://127.0.0.1:8000, `make test` runs every test.
-.PHONY: run test bench clean
+.PHONY: run test bench translations clean
 
 run:
 	scripts/run
@@ -9,6 +9,11 @@ test:
 
 bench:
 	scripts/bench
+
+# After changing marked text: extract it, merge it into the catalogues, compile them.
+translations:
+	scripts/translations update
+	scripts/translations compile
 
 clean:
 	rm -rf .venv instance/guardsvc.db* artifacts .pytest_cache
