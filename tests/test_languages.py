@@ -42,7 +42,7 @@ def test_accept_language_picks_a_language_we_have(client, header, expected):
 def test_the_switch_is_on_every_page_and_its_choice_beats_the_browser(client):
     page = text_of(client.get("/banding"))
     assert 'action="/bahasa"' in page and 'lang="en"' in page and ">English</button>" in page
-    response = post_form(client, "/bahasa", {"lang": "en", "next": "/banding/cek?tiket=TKT-0000ABCD"},
+    response = post_form(client, "/bahasa", {"lang": "en", "back": "/banding/cek?tiket=TKT-0000ABCD"},
                          page="/banding")
     assert response.status_code == 303
     assert response.headers["Location"] == "/banding/cek?tiket=TKT-0000ABCD"
@@ -50,18 +50,18 @@ def test_the_switch_is_on_every_page_and_its_choice_beats_the_browser(client):
     assert cookie.startswith("guardsvc_lang=en;") and "HttpOnly" in cookie and "SameSite=Lax" in cookie
     english = client.get("/banding/cek", headers={"Accept-Language": "id"})
     assert lang_of(english) == "en" and ">Bahasa Indonesia</button>" in text_of(english)
-    post_form(client, "/bahasa", {"lang": "id", "next": "/"}, page="/")
+    post_form(client, "/bahasa", {"lang": "id", "back": "/"}, page="/")
     assert lang_of(client.get("/", headers=ENGLISH)) == "id"
 
 
 def test_the_switch_is_a_checked_post(client):
     assert client.get("/bahasa").status_code == 405
-    assert client.post("/bahasa", data={"lang": "en", "next": "/"}).status_code == 400  # no CSRF token
-    refused = post_form(client, "/bahasa", {"lang": "fr", "next": "/"})
+    assert client.post("/bahasa", data={"lang": "en", "back": "/"}).status_code == 400  # no CSRF token
+    refused = post_form(client, "/bahasa", {"lang": "fr", "back": "/"})
     assert refused.status_code == 400 and str(messages.LANGUAGE_UNKNOWN) in text_of(refused)
     assert "guardsvc_lang" not in refused.headers.get("Set-Cookie", "")
     for elsewhere in ("//evil.example/", "https://evil.example/", "/\\evil.example", "javascript:alert(1)"):
-        response = post_form(client, "/bahasa", {"lang": "en", "next": elsewhere})
+        response = post_form(client, "/bahasa", {"lang": "en", "back": elsewhere})
         assert response.status_code == 303 and response.headers["Location"] == "/", elsewhere
 
 
@@ -70,7 +70,7 @@ def test_a_blocked_visitor_can_switch_and_read_the_block_page_in_english(client,
     blocked = client.get("/akun", headers=ENGLISH)
     assert blocked.status_code == 403 and lang_of(blocked) == "en"
     token = csrf_token(client, "/banding")
-    response = client.post("/bahasa", data={"csrf_token": token, "lang": "en", "next": "/banding"})
+    response = client.post("/bahasa", data={"csrf_token": token, "lang": "en", "back": "/banding"})
     assert response.status_code == 303
     assert lang_of(client.get("/banding")) == "en"
 
@@ -153,7 +153,7 @@ def test_an_account_notice_goes_out_in_the_holders_language(app, client, runner,
     user = make_user(email="holder@example.com")
     browser = app.test_client()
     browser.get("/", headers=ENGLISH)
-    post_form(browser, "/bahasa", {"lang": "en", "next": "/"})
+    post_form(browser, "/bahasa", {"lang": "en", "back": "/"})
     sign_in(browser, user)  # signing in notes the language the holder reads
     from guardsvc.accounts.models import User
     with app.app_context():
