@@ -83,6 +83,7 @@ def test_sign_in_page_in_english_by_cookie_and_by_accept_language(client):
                      'passkey was found. Please try again."'],
              ["Lupa kata sandi?", "Alamat e-mail", "Kata sandi", "Masuk dengan passkey", "Anda tetap dapat",
               "Passkey tidak dapat dipakai", "Ikuti petunjuk browser"])
+        assert '<html lang="en">' in html
 
 
 def test_indonesian_stays_the_default(app, make_user):
@@ -90,6 +91,7 @@ def test_indonesian_stays_the_default(app, make_user):
     html = page(client, "/masuk")
     check(html, ["Lupa kata sandi?", "Alamat e-mail", "Masuk dengan passkey", "Anda tetap dapat"],
           ["Forgot your password?", "E-mail address", "Sign in with a passkey"])
+    assert '<html lang="id">' in html
     sign_in(client, make_user())
     check(page(client, "/akun"), ["Akun saya", "Verifikasi dua langkah", "Perangkat tepercaya", "Sesi aktif",
                                   "Token akses pribadi", "Berhasil masuk"],
