@@ -71,6 +71,7 @@ def register_extensions(app):
     from guardsvc.storage.database import init_database
     from guardsvc.extensions import babel, csrf, db, login_manager, mail, migrate
     from guardsvc.ratelimits.limits import init_ratelimits
+    from guardsvc.web.locale import select_locale
     import guardsvc.models  # noqa: F401  (registers every table)
 
     init_cookie_session(app)
@@ -81,7 +82,7 @@ def register_extensions(app):
     csrf.init_app(app)
     init_ratelimits(app)
     mail.init_app(app)
-    babel.init_app(app)
+    babel.init_app(app, locale_selector=select_locale)
     init_auth(app)
 
 
@@ -91,6 +92,7 @@ def register_request_hooks(app):
     from guardsvc.web.errors import render_unexpected
     from guardsvc.web.identity import issue_device_cookie
     from guardsvc.web.headers import add_security_headers
+    from guardsvc.web.locale import vary_by_language
     from guardsvc.web.request_logs import assign_request_id, echo_request_id
     from guardsvc.storage.transaction import init_transactions
 
@@ -99,6 +101,7 @@ def register_request_hooks(app):
     init_guard(app)
     app.after_request(issue_device_cookie)
     app.after_request(add_security_headers)
+    app.after_request(vary_by_language)
     app.after_request(echo_request_id)
     init_transactions(app, render_unexpected)  # last registered: runs first
 

@@ -180,6 +180,16 @@ def log_format(read=None):
     return value
 
 
+def default_locale(read=None):
+    """The language of a person who chose none and whose browser names none we have: ``id`` or ``en``."""
+    read = read or _Reader()
+    value = read.text("DEFAULT_LOCALE", "id").strip().lower()
+    if value not in ("id", "en"):
+        read.problems.append(f"GUARDSVC_DEFAULT_LOCALE: {value!r} is neither id nor en")
+        return "id"
+    return value
+
+
 def local_timezone(read=None):
     """The IANA zone people read times in (``Asia/Jakarta`` = WIB); an unknown name is a problem."""
     read = read or _Reader()
@@ -329,8 +339,8 @@ def load_settings(instance_path):
         # prometheus_client's own variable: counters of several gunicorn workers added up at a scrape.
         "METRICS_MULTIPROCESS": bool(os.environ.get("PROMETHEUS_MULTIPROC_DIR")),
         "LOG_FORMAT": log_format(read),
-        # Pages and e-mails: Indonesian formats in local time; JSON stays UTC.
-        "BABEL_DEFAULT_LOCALE": "id",
+        # Pages and e-mails: Indonesian (or the language a person chose) in local time; JSON stays UTC.
+        "BABEL_DEFAULT_LOCALE": default_locale(read),
         "BABEL_DEFAULT_TIMEZONE": local_timezone(read),
     }
     _check_together(settings, read)

@@ -94,7 +94,7 @@ def test_five_wrong_codes_lock_the_code_step_across_doors(app, client, make_user
     # The web password step does not lead to a code step that could only be refused.
     page = post_form(client, "/masuk", {"email": user.email, "password": PASSWORD}, page="/masuk")
     assert page.status_code == 429 and int(page.headers["Retry-After"]) > 0
-    assert messages.SIGNIN_THROTTLED in text_of(page)
+    assert str(messages.SIGNIN_THROTTLED) in text_of(page)
     with app.app_context():
         assert results(user.email)[-2:] == ["locked", "locked"]
 

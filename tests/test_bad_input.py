@@ -86,7 +86,7 @@ def test_non_ascii_code_at_the_code_step_is_a_format_error(app, client, make_use
     token = csrf_token(client, "/masuk/kode")
     response = client.post("/masuk/kode", data={"csrf_token": token, "code": FULL_WIDTH})
     assert response.status_code == 422
-    assert messages.FIELD_BAD_CODE in text_of(response)
+    assert str(messages.FIELD_BAD_CODE) in text_of(response)
     with app.app_context():
         assert db.session.scalars(db.select(LoginEvent.result)).all() == ["code_required"]
 
@@ -146,7 +146,7 @@ def test_unreadable_forwarded_address_is_a_bad_request(proxied, path, wants_json
     if wants_json:
         assert response.get_json() == {"success": False, "message": messages.FORWARDED_ADDRESS_INVALID}
     else:
-        assert messages.FORWARDED_ADDRESS_INVALID in text_of(response)
+        assert str(messages.FORWARDED_ADDRESS_INVALID) in text_of(response)
 
 
 @pytest.mark.parametrize("forwarded, address", [("203.0.113.7:5123", "203.0.113.7"),

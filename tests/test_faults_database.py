@@ -107,4 +107,4 @@ def test_bare_page_when_even_the_layout_cannot_be_rendered(unreachable_app, monk
     monkeypatch.setattr(errors, "render_template", broken_layout)
     response = signed_in_client(unreachable_app).get("/akun")
     assert response.status_code == 503 and response.mimetype == "text/html"
-    assert messages.UNAVAILABLE in text_of(response) and "layout broken" not in text_of(response)
+    assert str(messages.UNAVAILABLE) in text_of(response) and "layout broken" not in text_of(response)

@@ -35,9 +35,9 @@ def assert_notice(message, subject, what, *, ip="203.0.113.9", device="Chrome di
     """Says what happened, when, from where, and what to do if it was not the owner."""
     assert message.subject == subject
     text = message.body_text
-    assert what in text and " WIB" in text
+    assert str(what) in text and " WIB" in text
     if ip is None:
-        assert messages.NOTICE_BY_COMMAND_LINE in text and "Alamat IP" not in text
+        assert str(messages.NOTICE_BY_COMMAND_LINE) in text and "Alamat IP" not in text
     else:
         assert f"Alamat IP   : {ip}" in text and f"Perangkat   : {device}" in text
     assert "BUKAN SAYA?" in text and FORGOT_URL in text and ACCOUNT_URL in text

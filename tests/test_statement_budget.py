@@ -5,8 +5,9 @@ Counting statements is exact and repeatable where timing is not: a regression
 SAVEPOINT / RELEASE around an insert that expects a race count as statements.
 """
 import pytest
-from sqlalchemy import event
+from sqlalchemy import event, update
 
+from guardsvc.accounts.models import User
 from guardsvc.extensions import db
 from tests.factories import submit_ticket
 from tests.pages_support import csrf_token, sign_in
@@ -131,6 +132,9 @@ def test_a_guarded_page_for_a_client_that_is_not_blocked(client, statements):
 
 def test_sign_in(app, make_user, statements):
     user = make_user()
+    with app.app_context():  # a holder who signed in before: the language they read is noted already
+        db.session.execute(update(User).where(User.id == user.id).values(language="id"))
+        db.session.commit()
     browser = app.test_client()
     token = csrf_token(browser, "/masuk")
     with statements() as seen:

@@ -36,6 +36,8 @@ class User(db.Model):
     notify_new_appeals: Mapped[bool] = mapped_column(default=False, server_default=false())
     # Until when the last digest reported; compared and set in one conditional UPDATE.
     last_appeal_digest_at: Mapped[datetime | None]
+    # ``id``/``en``: what the holder last chose or signed in with; notices to them go out in it.
+    language: Mapped[str | None] = mapped_column(String(8))
 
     tokens = relationship("ApiToken", back_populates="user", lazy="dynamic")
 

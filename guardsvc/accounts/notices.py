@@ -15,6 +15,7 @@ from guardsvc import messages
 from guardsvc.storage import clock
 from guardsvc.web.humantime import human_time
 from guardsvc.web.links import external_url
+from guardsvc.web.locale import in_language
 from guardsvc.outbox.service import compose_mail, queued_since, store_mail
 from guardsvc.web.useragent import describe_user_agent
 
@@ -48,11 +49,12 @@ def _queue(kind, user, subject, what, client, details=()):
 
 
 def _compose(kind, user, subject, what, client, details=()):
-    return compose_mail(
-        kind, user.email, subject, TEMPLATE, name=user.name, email=user.email, what=what,
-        when=human_time(clock.utcnow()), details=list(details), **_origin(client),
-        forgot_url=external_url("recovery_pages.forgot_form"),
-        account_url=external_url("account_pages.account"))
+    with in_language(user.language):  # the holder's language, whoever caused the notice
+        return compose_mail(
+            kind, user.email, subject, TEMPLATE, name=user.name, email=user.email, what=what,
+            when=human_time(clock.utcnow()), details=list(details), **_origin(client),
+            forgot_url=external_url("recovery_pages.forgot_form"),
+            account_url=external_url("account_pages.account"))
 
 
 def password_changed(user, *, client):

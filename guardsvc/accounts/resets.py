@@ -75,7 +75,11 @@ def request_reset(email, client):
 
 
 def _compose_reset_mail(user, email, secret, now, client):
-    """The reset e-mail, composed (for an unknown address too, and then thrown away)."""
+    """The reset e-mail, composed (for an unknown address too, and then thrown away).
+
+    In the language of the page the reset was asked on: whoever asks is presumed
+    to be the holder, and that is the language they read now.
+    """
     return compose_mail("password_reset", user.email if user else email, messages.RESET_MAIL_SUBJECT,
                         "password_reset", name=user.name if user else "", email=user.email if user else email,
                         minutes=lifetime_minutes(), when=human_time(now), ip_address=client.ip_address,

@@ -9,6 +9,7 @@ from flask_login import login_user, logout_user
 
 from guardsvc.accounts.auth import current_session, remember_session
 from guardsvc.sessions import service as sessions
+from guardsvc.web.locale import current_language, keep_language_of
 
 # Flask-Login keeps what names the signed-in identity under this key.
 SESSION_KEY = "_user_id"
@@ -26,6 +27,7 @@ def start_session(user, client, *, reauthenticated=True, second_factor=False):
     plain, record = sessions.start_session(user, client, reauthenticated=reauthenticated,
                                            second_factor=second_factor)
     login_user(user)
+    keep_language_of(user, current_language())
     session[SESSION_KEY] = plain
     remember_session(record)
     return record

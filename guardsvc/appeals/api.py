@@ -13,6 +13,7 @@ from guardsvc.web.doors import json_door, never_guarded
 from guardsvc.web.identity import client_ip, current_client
 from guardsvc.web.jsonio import json_body, ok
 from guardsvc.web.schema_fields import load_or_raise
+from guardsvc.web.locale import current_language
 
 bp = json_door(Blueprint("appeals_api", __name__, url_prefix="/api/guard/unblock-tickets"))
 # The hot paths' schemas are built once: a schema holds no request state, and building one
@@ -29,7 +30,7 @@ STATUS_SCHEMA = TicketStatusSchema()
 def submit():
     """Submit an unblock appeal for the calling client (no account needed)."""
     data = load_or_raise(SUBMIT_SCHEMA, json_body())
-    ticket = service.submit_ticket(current_client(), **data)
+    ticket = service.submit_ticket(current_client(), **data, language=current_language())
     return ok(201, message=messages.TICKET_SUBMITTED, ticket_number=ticket.ticket_number,
               data=SUBMITTED_SCHEMA.dump(ticket))
 

@@ -21,6 +21,7 @@ from guardsvc.appeals.statuses import PENDING
 from guardsvc.extensions import db
 from guardsvc.web.humantime import human_age, human_time
 from guardsvc.web.links import external_url
+from guardsvc.web.locale import in_language
 from guardsvc.outbox.service import queue_mail
 
 DIGEST_LIMIT = 50
@@ -68,6 +69,11 @@ def queue_appeal_digests():
 
 
 def _queue_digest(admin, tickets, now):
+    with in_language(admin.language):
+        _compose_digest(admin, tickets, now)
+
+
+def _compose_digest(admin, tickets, now):
     shown = tickets[:DIGEST_LIMIT]
     rows = [{"ticket_number": t.ticket_number, "age": human_age(now - t.created_at),
              "submitted": human_time(t.created_at),

@@ -53,6 +53,8 @@ class UnblockTicket(db.Model):
     # The page the appellant wanted when a proxy stopped them (a same-host path) and its site's host.
     return_path: Mapped[str | None] = mapped_column(String(1000))
     site: Mapped[str | None] = mapped_column(String(255))
+    # ``id``/``en``: the language the appeal was written in; every e-mail about it goes out in it.
+    language: Mapped[str | None] = mapped_column(String(8))
     block_id: Mapped[int | None] = mapped_column(ForeignKey("blocks.id", ondelete="SET NULL"))
     status: Mapped[str] = mapped_column(String(16), default=PENDING)
     created_at: Mapped[datetime] = mapped_column(default=clock.utcnow)

@@ -3,6 +3,7 @@ from guardsvc import messages
 from guardsvc.appeals.statuses import APPROVED, label
 from guardsvc.web.humantime import human_time
 from guardsvc.web.links import external_url
+from guardsvc.web.locale import in_language
 from guardsvc.outbox.service import compose_mail, queue_mail
 
 
@@ -12,15 +13,16 @@ def status_url(ticket_number):
 
 
 def queue_decision_mail(ticket):
-    """Queue the decision e-mail to the ticket's address, in the deciding transaction."""
-    decision = label(ticket.status)
-    return queue_mail(
-        "appeal_decision", ticket.email,
-        messages.DECISION_MAIL_SUBJECT.format(ticket=ticket.ticket_number, decision=decision.lower()),
-        "appeal_decision",
-        name=ticket.name, ticket_number=ticket.ticket_number, decision=decision,
-        approved=ticket.status == APPROVED, opened=bool(ticket.access_opened), notes=ticket.admin_notes,
-        when=human_time(ticket.resolved_at), status_url=status_url(ticket.ticket_number))
+    """Queue the decision e-mail to the ticket's address, in the deciding transaction (in the appeal's language)."""
+    with in_language(ticket.language):
+        decision = label(ticket.status)
+        return queue_mail(
+            "appeal_decision", ticket.email,
+            messages.DECISION_MAIL_SUBJECT.format(ticket=ticket.ticket_number, decision=decision.lower()),
+            "appeal_decision",
+            name=ticket.name, ticket_number=ticket.ticket_number, decision=decision,
+            approved=ticket.status == APPROVED, opened=bool(ticket.access_opened), notes=ticket.admin_notes,
+            when=human_time(ticket.resolved_at), status_url=status_url(ticket.ticket_number))
 
 
 def confirmation_mail(ticket, private_url):
@@ -31,16 +33,18 @@ def confirmation_mail(ticket, private_url):
     even the name: it cannot carry someone's text to a stranger's inbox.
     ``ticket``: the new ticket's column values (number, e-mail, creation time).
     """
-    return compose_mail(
-        "appeal_received", ticket["email"],
-        messages.CONFIRMATION_MAIL_SUBJECT.format(ticket=ticket["ticket_number"]), "appeal_received",
-        ticket_number=ticket["ticket_number"], when=human_time(ticket["created_at"]),
-        private_url=private_url, status_url=status_url(ticket["ticket_number"]))
+    with in_language(ticket.get("language")):
+        return compose_mail(
+            "appeal_received", ticket["email"],
+            messages.CONFIRMATION_MAIL_SUBJECT.format(ticket=ticket["ticket_number"]), "appeal_received",
+            ticket_number=ticket["ticket_number"], when=human_time(ticket["created_at"]),
+            private_url=private_url, status_url=status_url(ticket["ticket_number"]))
 
 
 def queue_message_mail(ticket, body, private_url):
-    """Queue an administrator's message to the appellant, with a private link to answer it."""
-    return queue_mail(
-        "appeal_message", ticket.email,
-        messages.MESSAGE_MAIL_SUBJECT.format(ticket=ticket.ticket_number), "appeal_message",
-        name=ticket.name, ticket_number=ticket.ticket_number, body=body, private_url=private_url)
+    """Queue an administrator's message to the appellant (in the appeal's language), with a private link to answer it."""
+    with in_language(ticket.language):
+        return queue_mail(
+            "appeal_message", ticket.email,
+            messages.MESSAGE_MAIL_SUBJECT.format(ticket=ticket.ticket_number), "appeal_message",
+            name=ticket.name, ticket_number=ticket.ticket_number, body=body, private_url=private_url)

@@ -65,7 +65,7 @@ def _pending_on_network(ip_address, ceiling):
     return db.session.scalar(_PENDING_ON_NETWORK, {"ip": ip_address, "ceiling": ceiling})
 
 
-def submit_ticket(client, *, name, email, reason, phone=None, site=None, return_path=None):
+def submit_ticket(client, *, name, email, reason, phone=None, site=None, return_path=None, language=None):
     """Open a pending ticket for ``client``; raise Cooldown while its own one is pending.
 
     The partial unique indexes on pending tickets are what enforce the rule:
@@ -80,7 +80,8 @@ def submit_ticket(client, *, name, email, reason, phone=None, site=None, return_
     inserts (ticket, link, e-mail) follow one another. So does the
     ``ticket.submitted`` webhook event, when an endpoint wants it. ``site`` and
     ``return_path`` say where the appeal form was opened and which page the
-    visitor wanted (the appeal pages behind a proxy).
+    visitor wanted (the appeal pages behind a proxy); ``language`` is the one the
+    appeal was written in, and every e-mail about the ticket goes out in it.
     """
     ceiling = current_app.config["PENDING_PER_IP"]
     if ceiling and _pending_on_network(client.ip_address, ceiling) >= ceiling:
@@ -90,7 +91,8 @@ def submit_ticket(client, *, name, email, reason, phone=None, site=None, return_
                   device_id=client.device_id, local_ip=client.local_ip, user_agent=client.user_agent,
                   device_issued=bool(client.device_id) and client.device_id == client.device_cookie,
                   block_id=find_active_block_id(client.ip_address, client.device_id, client.local_ip),
-                  status=PENDING, created_at=clock.utcnow(), site=site, return_path=return_path)
+                  status=PENDING, created_at=clock.utcnow(), site=site, return_path=return_path,
+                  language=language)
     for _ in range(MAX_ATTEMPTS):
         values["ticket_number"] = codes.new_code(TICKET_PREFIX)
         confirmation = prepare_confirmation(values)  # before the first write (see there)

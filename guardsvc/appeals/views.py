@@ -15,6 +15,7 @@ from guardsvc.web.identity import current_client
 from guardsvc.web.original_request import safe_host, safe_path
 from guardsvc.pages.forms import load_form
 from guardsvc.web.stale_forms import rerender_when_stale
+from guardsvc.web.locale import current_language
 from guardsvc.storage.transaction import abandon
 
 bp = never_guarded(Blueprint("appeal_pages", __name__, url_prefix="/banding"))
@@ -67,7 +68,7 @@ def submit_appeal():
         return _render_form(values, refused=messages.APPEAL_FORM_REFUSED, status=422, return_path=return_path)
     try:
         ticket = service.submit_ticket(current_client(), **data, site=safe_host(request.host),
-                                       return_path=return_path)
+                                       return_path=return_path, language=current_language())
     except Cooldown as cooldown:
         return render_template("appeals/cooldown.html", ticket_number=cooldown.ticket_number), 429
     except TooManyPending as ceiling:

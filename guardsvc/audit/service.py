@@ -7,6 +7,7 @@ import json
 
 from sqlalchemy import select
 
+from guardsvc import messages
 from guardsvc.storage import clock
 from guardsvc.audit.models import AuditEvent
 from guardsvc.extensions import db
@@ -20,7 +21,7 @@ def record_event(action, target, *, actor=None, ip_address=None, details=None):
     event = AuditEvent(
         created_at=clock.utcnow(), actor_id=actor.id if actor else None,
         actor_label=actor.email if actor else CLI_ACTOR, action=action, target=target,
-        details=json.dumps(details, ensure_ascii=False, sort_keys=True) if details else None,
+        details=json.dumps(details, ensure_ascii=False, sort_keys=True, default=messages.as_text) if details else None,
         ip_address=ip_address)
     db.session.add(event)
     return event

@@ -3,6 +3,7 @@ import json
 
 import click
 
+from guardsvc import messages
 from guardsvc.web.errors import GuardError
 
 
@@ -13,13 +14,13 @@ def run_or_exit(func, *args, **kwargs):
     except GuardError as exc:
         detail = ""
         if exc.errors:
-            detail = " " + "; ".join(f"{k}: {', '.join(v)}" for k, v in exc.errors.items())
+            detail = " " + "; ".join(f"{k}: {', '.join(map(str, v))}" for k, v in exc.errors.items())
         raise click.ClickException(exc.message + detail) from exc
 
 
 def echo_json(data):
     """Print ``data`` as indented JSON (non-ASCII text kept readable)."""
-    click.echo(json.dumps(data, ensure_ascii=False, indent=2))
+    click.echo(json.dumps(data, ensure_ascii=False, indent=2, default=messages.as_text))
 
 
 def echo_table(header, rows, missing="-"):
@@ -65,4 +66,4 @@ class Checked(click.ParamType):
             return self.check(value)
         except GuardError as exc:
             details = [message for messages in (exc.errors or {}).values() for message in messages]
-            self.fail("; ".join(details) or exc.message, param, ctx)
+            self.fail("; ".join(map(str, details)) or str(exc.message), param, ctx)

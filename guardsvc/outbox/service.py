@@ -24,10 +24,14 @@ def queue_mail(kind, recipient, subject, template, **context):
 def compose_mail(kind, recipient, subject, template, **context):
     """The outbox row of a message, rendered now, to be stored later with ``store_mail``.
 
+    Rendered in the current language: the request's, or the recipient's when
+    the caller wraps this in ``guardsvc.web.locale.in_language``.
+
     A request that must hold a write lock as briefly as possible (a submitted
     appeal on SQLite, which has one writer at a time) renders first and writes last.
     """
     now = clock.utcnow()
+    subject = str(subject)  # a message id is translated here, in the language the caller chose
     return {"kind": kind, "recipient": recipient, "subject": subject,
             "body_text": _render(f"mail/{template}.txt", context),
             "body_html": _render(f"mail/{template}.html", {"subject": subject, **context}),

@@ -1,11 +1,16 @@
 """Landing page and the helpers every page template uses."""
 import logging
 
-from flask import Blueprint, render_template
+from flask import Blueprint, redirect, render_template, request, url_for
 from flask_login import current_user
 from sqlalchemy.exc import SQLAlchemyError
 
+from guardsvc import messages
+from guardsvc.pages.navigation import safe_next
+from guardsvc.web.doors import never_guarded
+from guardsvc.web.errors import BadRequest
 from guardsvc.web.humantime import human_age, human_date, human_number, human_time
+from guardsvc.web.locale import LANGUAGE_NAMES, current_language, is_language, keep_language_of, remember_language
 
 log = logging.getLogger(__name__)
 
@@ -18,9 +23,22 @@ def landing():
     return render_template("pages/landing.html")
 
 
+@bp.post("/bahasa")
+@never_guarded  # a blocked traveller must be able to read the block page and the appeal form
+def choose_language():
+    """The language switch on every page: remember the choice, go back to the page it was pressed on."""
+    language = request.form.get("lang")
+    if not is_language(language):
+        raise BadRequest(messages.LANGUAGE_UNKNOWN)
+    back = safe_next(request.form.get("next"), url_for("pages.landing"))
+    if current_user.is_authenticated:
+        keep_language_of(current_user, language)
+    return remember_language(redirect(back, 303), language)
+
+
 @bp.app_context_processor
 def layout_helpers():
-    return {"site_user": site_user}
+    return {"site_user": site_user, "page_language": current_language, "language_names": LANGUAGE_NAMES}
 
 
 @bp.app_template_filter("waktu")

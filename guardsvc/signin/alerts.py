@@ -3,6 +3,7 @@ from guardsvc import messages
 from guardsvc.storage.clock import isoformat
 from guardsvc.web.humantime import human_time
 from guardsvc.web.links import external_url
+from guardsvc.web.locale import in_language
 from guardsvc.outbox.service import queue_mail
 from guardsvc.web.useragent import browser_and_system, describe_user_agent
 from guardsvc.webhooks.service import queue_event
@@ -11,13 +12,14 @@ from guardsvc.webhooks.service import queue_event
 def queue_signin_alert(user, event):
     """Queue the alert for ``event`` to the account's address, and the webhook event, in the sign-in transaction."""
     queue_event("signin.new_device", lambda: new_device_data(user, event))
-    return queue_mail(
-        "signin_alert", user.email, messages.SIGNIN_ALERT_SUBJECT, "signin_alert",
-        name=user.name, email=user.email, when=human_time(event.created_at),
-        ip_address=event.ip_address,
-        device=describe_user_agent(event.user_agent) or messages.UNRECOGNISED_DEVICE,
-        account_url=external_url("account_pages.account"),
-        password_url=external_url("security_pages.password_form"))
+    with in_language(user.language):  # the holder's language, not the one of whoever signed in
+        return queue_mail(
+            "signin_alert", user.email, messages.SIGNIN_ALERT_SUBJECT, "signin_alert",
+            name=user.name, email=user.email, when=human_time(event.created_at),
+            ip_address=event.ip_address,
+            device=describe_user_agent(event.user_agent) or messages.UNRECOGNISED_DEVICE,
+            account_url=external_url("account_pages.account"),
+            password_url=external_url("security_pages.password_form"))
 
 
 def new_device_data(user, event):

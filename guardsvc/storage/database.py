@@ -30,8 +30,12 @@ import threading
 import time
 import weakref
 
+import sqlite3
+
 import psycopg
 from flask import has_request_context
+from flask_babel.speaklater import LazyString
+from psycopg.types.string import StrDumper
 from sqlalchemy import event, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import TimeoutError as PoolTimeout
@@ -45,7 +49,20 @@ log = logging.getLogger(__name__)
 ANSWER_GRACE_SECONDS = 1.0
 
 
+class _MessageDumper(StrDumper):
+    def dump(self, obj):
+        return super().dump(str(obj))
+
+
+def _bind_message_ids_as_text():
+    """A message id (guardsvc.messages) written to a column is stored as its text, in the language
+    of the moment (a default note, a derived device name): a driver would refuse the lazy object."""
+    sqlite3.register_adapter(LazyString, str)
+    psycopg.adapters.register_dumper(LazyString, _MessageDumper)
+
+
 def init_database(app):
+    _bind_message_ids_as_text()
     config = app.config
     uri = config["SQLALCHEMY_DATABASE_URI"]
     options = dict(config["SQLALCHEMY_ENGINE_OPTIONS"])

@@ -3,6 +3,18 @@ import weakref
 from inspect import iscoroutinefunction
 
 from flask import Flask
+from flask.json.provider import DefaultJSONProvider
+from flask_babel.speaklater import LazyString
+
+
+class JSONProvider(DefaultJSONProvider):
+    """Flask's JSON, plus message ids (guardsvc.messages): written in the request's language."""
+
+    @staticmethod
+    def default(o):
+        if isinstance(o, LazyString):
+            return str(o)
+        return DefaultJSONProvider.default(o)
 
 
 class GuardsvcFlask(Flask):
@@ -14,6 +26,8 @@ class GuardsvcFlask(Flask):
     for a function, so it is kept, weakly: a function made for one request
     (``after_this_request``) is forgotten with it.
     """
+
+    json_provider_class = JSONProvider
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)

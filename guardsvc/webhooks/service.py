@@ -159,7 +159,7 @@ def queue_event(event_type, describe):
     now, event_id = clock.utcnow(), new_event_id()
     data = {**describe(), "site": current_app.config["BASE_URL"]}
     body = json.dumps({"type": event_type, "timestamp": clock.isoformat(now), "data": data},
-                      ensure_ascii=False, separators=(",", ":"))
+                      ensure_ascii=False, separators=(",", ":"), default=messages.as_text)
     rows = select(WebhookEndpoint.id, literal(event_id), literal(event_type), literal(body), literal(now),
                   literal(now)).where(*_subscribed_to(event_type))
     db.session.execute(insert(HookDelivery).from_select(

@@ -1,0 +1,73 @@
+"""Which language a person reads: Indonesian first, English beside it (contract section 12).
+
+The choice, in order: the switch on every page (kept in the ``guardsvc_lang``
+cookie), else the browser's ``Accept-Language``, else ``GUARDSVC_DEFAULT_LOCALE``.
+JSON doors follow ``Accept-Language`` the same way (an API client has no
+cookie of ours, or sends the one its browser holds). Outside a request (the
+CLI, the worker) the default applies, unless a caller forces the language of
+the person a message is for (``in_language``).
+"""
+from contextlib import contextmanager
+
+from flask import current_app, has_request_context, request
+from flask_babel import force_locale, get_locale
+
+from guardsvc.web.cookies import service_cookie_path
+
+# The languages with a catalogue: Indonesian is the source, English is translated.
+LANGUAGES = ("id", "en")
+LANGUAGE_NAMES = {"id": "Bahasa Indonesia", "en": "English"}
+COOKIE = "guardsvc_lang"
+COOKIE_DAYS = 365
+
+
+def is_language(value):
+    return isinstance(value, str) and value in LANGUAGES
+
+
+def select_locale():
+    """Flask-Babel's locale selector: cookie, then Accept-Language, then the default (None)."""
+    if not has_request_context():
+        return None
+    chosen = request.cookies.get(COOKIE)
+    if is_language(chosen):
+        return chosen
+    if "Accept-Language" in request.headers:
+        return request.accept_languages.best_match(LANGUAGES)
+    return None
+
+
+def current_language():
+    """``id`` or ``en``: the language of this request (or of the message being composed)."""
+    locale = get_locale()
+    return locale.language if locale is not None else current_app.config["BABEL_DEFAULT_LOCALE"]
+
+
+@contextmanager
+def in_language(language):
+    """Render what is inside in ``language`` (a stored choice); None or unknown: the current one."""
+    if not is_language(language):
+        yield
+        return
+    with force_locale(language):
+        yield
+
+
+def keep_language_of(user, language):
+    """Note on an account the language its holder reads (at sign-in, at the switch): notices
+    to them go out in it, whoever causes them. Written only when it changed."""
+    if user.language != language:
+        user.language = language
+
+
+def remember_language(response, language):
+    """Keep the switch's choice in a long-lived cookie (not a secret: readable by nobody but us)."""
+    response.set_cookie(COOKIE, language, max_age=COOKIE_DAYS * 24 * 3600, path=service_cookie_path(current_app),
+                        httponly=True, samesite="Lax", secure=current_app.config["SESSION_COOKIE_SECURE"])
+    return response
+
+
+def vary_by_language(response):
+    """after_request: an answer whose words depend on the language says what they depend on."""
+    response.vary.update(("Accept-Language", "Cookie"))
+    return response
