@@ -20,6 +20,7 @@ from guardsvc.extensions import db
 from guardsvc.storage.inserts import insert_unless_conflict
 from guardsvc.web.listing import COUNT_CAP, capped_count, contains_text, paginate
 from guardsvc.metrics import counters as metrics
+from guardsvc.web.locale import in_language
 
 TICKET_PREFIX = codes.TICKET_PREFIX
 MAX_ATTEMPTS = 8
@@ -188,7 +189,9 @@ def decide_ticket(ticket_number, action, *, actor=None, notes=None, origin_ip=No
     """
     ticket = find_ticket(ticket_number)
     status = DECISIONS[action]
-    notes = notes or DEFAULT_NOTES[status]
+    if not notes:
+        with in_language(ticket.language):  # the appellant reads them: written in the appeal's language
+            notes = str(DEFAULT_NOTES[status])
     now = clock.utcnow()
     changed = db.session.execute(
         update(UnblockTicket)

@@ -30,7 +30,7 @@ def choose_language():
     language = request.form.get("lang")
     if not is_language(language):
         raise BadRequest(messages.LANGUAGE_UNKNOWN)
-    back = safe_next(request.form.get("next"), url_for("pages.landing"))
+    back = safe_next(request.form.get("back"), url_for("pages.landing"))
     if current_user.is_authenticated:
         keep_language_of(current_user, language)
     return remember_language(redirect(back, 303), language)

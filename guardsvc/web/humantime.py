@@ -1,17 +1,22 @@
-"""How pages and e-mails show values to people: Indonesian formats in the configured local zone.
+"""How pages and e-mails show values to people: the reader's language, the configured local zone.
 
-Everything goes through Flask-Babel, so the locale (``id``) and the zone
-(``GUARDSVC_TIMEZONE``) are chosen in one place. It needs an application
+Everything goes through Flask-Babel, so the locale (``id`` or ``en``, see
+guardsvc.web.locale) and the zone (``GUARDSVC_TIMEZONE``) are chosen in one place. It needs an application
 context, not a request: e-mails queued from the CLI are formatted the same way.
 Stored datetimes are naive UTC; JSON keeps them in UTC (guardsvc/storage/clock.py).
 """
+from datetime import UTC
 from functools import lru_cache
 
+from babel.dates import format_datetime as babel_datetime
 from flask_babel import (format_date, format_datetime, format_decimal, format_timedelta, get_babel, get_locale,
                          get_timezone)
 
-# "22 November 2026, 17.52 WIB": the zone's own abbreviation (WIB/WITA/WIT) always shown.
-TIME_PATTERN = "d MMMM y, HH.mm zzz"
+# "22 November 2026, 17.52 WIB" / "22 November 2026, 17:52 WIB": each language's own way of
+# writing the time, and the zone's Indonesian abbreviation (WIB/WITA/WIT) in both.
+TIME_PATTERNS = {"id": "d MMMM y, HH.mm", "en": "d MMMM y, HH:mm"}
+ZONE_PATTERN = "zzz"
+ZONE_NAMES_FROM = "id"
 
 
 def human_time(value):
@@ -35,9 +40,11 @@ def _zone_and_locale():
 
 
 @lru_cache(maxsize=1024)
-def _minute_text(minute, _zone, _locale):
+def _minute_text(minute, _zone, locale):
     # Zone and locale are part of the key: an app with other settings never reads these texts.
-    return format_datetime(minute, TIME_PATTERN)
+    pattern = TIME_PATTERNS.get(str(locale).split("_")[0], TIME_PATTERNS["id"])
+    zone = babel_datetime(minute.replace(tzinfo=UTC), ZONE_PATTERN, tzinfo=get_timezone(), locale=ZONE_NAMES_FROM)
+    return f"{format_datetime(minute, pattern)} {zone}"
 
 
 def human_number(value):
