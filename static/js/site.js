@@ -1,6 +1,16 @@
-/* Small progressive helpers; every page works without them. */
+/* Small progressive helpers; every page works without them.
+   The words they show come from the page (data- attributes the templates fill in the
+   page's language), so this file holds no language of its own. */
 (function () {
   "use strict";
+
+  /* The counter's text from the field's data-count-<kind>-one / -other ("{n}": the number).
+     "-one" is the form for exactly 1 (as Indonesian and English have it). */
+  function countText(field, kind, n) {
+    var one = field.getAttribute("data-count-" + kind + "-one");
+    var other = field.getAttribute("data-count-" + kind + "-other") || one || "{n}";
+    return (n === 1 && one ? one : other).split("{n}").join(String(n));
+  }
 
   function setupCounter(field) {
     var max = parseInt(field.getAttribute("data-maxlength"), 10);
@@ -14,7 +24,7 @@
     field.setAttribute("aria-describedby", (described ? described + " " : "") + counter.id);
     function update() {
       var left = max - field.value.length;
-      counter.textContent = left >= 0 ? "Sisa " + left + " karakter" : "Kelebihan " + (-left) + " karakter";
+      counter.textContent = left >= 0 ? countText(field, "left", left) : countText(field, "over", -left);
       counter.classList.toggle("over", left < 0);
     }
     field.addEventListener("input", update);
@@ -45,9 +55,9 @@
     button.hidden = false;
     button.addEventListener("click", function () {
       copyText(target.textContent.trim()).then(function () {
-        if (status) { status.textContent = "Tersalin."; }
+        if (status) { status.textContent = button.getAttribute("data-copied") || ""; }
       }, function () {
-        if (status) { status.textContent = "Tidak dapat menyalin; pilih teksnya lalu salin manual."; }
+        if (status) { status.textContent = button.getAttribute("data-copy-failed") || ""; }
       });
     });
   }
