@@ -77,7 +77,7 @@ def a_decided_ticket(client):
 def test_sign_in_page_in_english_by_cookie_and_by_accept_language(client):
     for html in (page(english(client), "/masuk"),
                  page(client.application.test_client(), "/masuk", headers={"Accept-Language": "en-GB,en;q=0.8"})):
-        check(html, ["Forgot your password?", "E-mail address", "Password", "Sign in with a passkey",
+        check(html, ["Forgot your password?", "Email address", "Password", "Sign in with a passkey",
                      "Blocked and have no account? You can still", "<title>Sign in · guardsvc</title>",
                      'data-failed="The passkey could not be used: it was cancelled, it timed out, or no matching '
                      'passkey was found. Please try again."'],
@@ -90,7 +90,7 @@ def test_indonesian_stays_the_default(app, make_user):
     client = browser_client(app)
     html = page(client, "/masuk")
     check(html, ["Lupa kata sandi?", "Alamat e-mail", "Masuk dengan passkey", "Anda tetap dapat"],
-          ["Forgot your password?", "E-mail address", "Sign in with a passkey"])
+          ["Forgot your password?", "Email address", "Sign in with a passkey"])
     assert '<html lang="id">' in html
     sign_in(client, make_user())
     check(page(client, "/akun"), ["Akun saya", "Verifikasi dua langkah", "Perangkat tepercaya", "Sesi aktif",
@@ -124,7 +124,7 @@ def test_password_change_page_in_english(person):
     client, _ = person
     html = page(client, "/akun/kata-sandi")
     check(html, ["Change password", "New password", "Repeat new password",
-                 "At least 10 characters, not your e-mail address",
+                 "At least 10 characters, not your email address",
                  "Once your password is changed, every other device signed in to your account is signed out.",
                  "Also revoke all personal access tokens", "Also revoke all trusted devices", "Back to your account"],
           ["Ganti kata sandi", "Kata sandi baru", "Ulangi kata sandi baru", "Minimal 10 karakter",
@@ -139,11 +139,11 @@ def test_password_reset_pages_in_english(app, client, make_user):
 
     english(client)
     check(page(client, "/masuk/lupa"),
-          ["Forgotten password", "Enter the e-mail address of your account.", "Send link", "Back to sign-in"],
+          ["Forgotten password", "Enter the email address of your account.", "Send link", "Back to sign-in"],
           ["Lupa kata sandi", "Kirim tautan", "Kembali ke halaman masuk"])
     user = make_user(email="lupa@example.com")
     sent = post_form(client, "/masuk/lupa", {"email": user.email}, page="/masuk/lupa", follow_redirects=True)
-    check(text_of(sent), ["Check your e-mail", "No e-mail?", "Check your spam folder, or", "ask for another link"],
+    check(text_of(sent), ["Check your email", "No email?", "Check your spam folder, or", "ask for another link"],
           ["Periksa e-mail Anda", "Tidak menerima e-mail?", "minta tautan lagi"])
     check(page(client, "/masuk/atur-ulang/bukan-tautan-yang-benar", status=404),
           ["This link cannot be used", "We do not recognise this link.", "Ask for a new link"],
@@ -167,7 +167,7 @@ def test_account_page_sections_in_english(person):
         "<title>My account · guardsvc</title>", "Signed in as Sari Dewi (sari@example.com).",
         # security
         "Two-step verification", "Not set up", "Set up two-step verification", "Account security",
-        "Sign out on all devices", "Recent sign-in history", "Signed in", "Change password",
+        "Sign out of all devices", "Recent sign-in history", "Signed in", "Change password",
         "Access tokens are not revoked; revoke them under Personal access tokens if needed.",
         # trusted devices
         "Trusted devices", "This device is already trusted", "Laptop kantor", "This device", "Local IP",
@@ -217,7 +217,7 @@ def test_admin_queue_in_english(admin, make_ticket):
     html = page(admin, "/admin")
     check(html, ["<title>Ticket queue · guardsvc</title>", "Tickets per day, last 14 days",
                  "Stacked bars per day: approved, rejected, awaiting review.", "Figures per day (table)",
-                 'placeholder="Ticket number, name, e-mail or IP"', "Search", "Apply", "All",
+                 'placeholder="Ticket number, name, email or IP"', "Search", "Apply", "All",
                  "Passkeys: 0 accounts have a passkey", "Appellant", "Submitted", "Age", "Handled by",
                  'aria-label="Administrator menu"', "Allow list", "Reply templates", "Audit log", "Sign-in history"],
           ["Antrean tiket", "Tiket per hari", "Batang bertumpuk", "Nomor tiket, nama", "Terapkan",
@@ -232,7 +232,7 @@ def test_admin_ticket_page_in_english(admin, make_block, make_ticket):
     check(html, [f"<title>Ticket {ticket.ticket_number} · guardsvc</title>", "Back to the queue",
                  "Reason given by the appellant", "Appellant and context", "Phone", "Block when appealing",
                  "Handling", "No administrator is handling this ticket yet.", "Claim this ticket",
-                 "Conversation", "Appellant's e-mail:", "Send message to the appellant", "Save internal note",
+                 "Conversation", "Appellant's email:", "Send message to the appellant", "Save internal note",
                  "Decision", "If approved", "These ranges also cover the appellant.", "Also lift",
                  "While any range stays in force, the appellant is added to the allow list",
                  "Approve and lift the block", "Reject", "Earlier tickets from the same IP or device"],
@@ -273,7 +273,7 @@ def test_admin_sign_ins_and_templates_in_english(admin, make_user, client):
     post_form(client, "/masuk", {"email": "salah@example.com", "password": "bukan-sandinya-1"}, page="/masuk")
     html = page(admin, "/admin/masuk")
     check(html, ["Sign-in history of all accounts", "All results", "Filter", "Wrong password",
-                 "Account / e-mail tried", "Showing the latest"],
+                 "Account / email tried", "Showing the latest"],
           ["Riwayat masuk semua akun", "Semua hasil", "Saring", "Kata sandi salah", "Menampilkan"])
     check(page(admin, "/admin/templat"),
           ["<title>Reply templates · guardsvc</title>", "No templates yet.", "Add a template", "Title",

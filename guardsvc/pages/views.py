@@ -38,7 +38,13 @@ def choose_language():
 
 @bp.app_context_processor
 def layout_helpers():
-    return {"site_user": site_user, "page_language": current_language, "language_names": LANGUAGE_NAMES}
+    return {"site_user": site_user}
+
+
+@bp.record_once
+def language_helpers(state):
+    """Globals, not a context processor: e-mails (rendered without those) say their language too."""
+    state.app.jinja_env.globals.update(page_language=current_language, language_names=LANGUAGE_NAMES)
 
 
 @bp.app_template_filter("waktu")
