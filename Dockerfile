@@ -11,6 +11,7 @@ COPY templates ./templates
 COPY static ./static
 COPY migrations ./migrations
 RUN pip install -e . \
+    && pybabel compile -d guardsvc/translations \
     && useradd --system --uid 10001 --home-dir /app --shell /usr/sbin/nologin guardsvc \
     && mkdir -p /app/instance && chown guardsvc /app/instance
 USER guardsvc

@@ -44,6 +44,14 @@ class _Reader:
         value = os.environ.get(PREFIX + name)
         return default if value is None or value == "" else value
 
+    def choice(self, name, default, choices, meaning):
+        """One of ``choices`` (case-blind); anything else is a problem ("... is neither ``meaning``")."""
+        value = self.text(name, default).strip().lower()
+        if value not in choices:
+            self.problems.append(f"{PREFIX}{name}: {value!r} is neither {meaning}")
+            return default
+        return value
+
     def flag(self, name, default=False):
         value = self.text(name)
         if value is None:
@@ -172,22 +180,12 @@ def _cheap_password_hashes_for_tests(read):
 
 def log_format(read=None):
     """``text`` (the default) or ``json``: one JSON object a line (also gunicorn's access lines)."""
-    read = read or _Reader()
-    value = read.text("LOG_FORMAT", "text").strip().lower()
-    if value not in ("text", "json"):
-        read.problems.append(f"GUARDSVC_LOG_FORMAT: {value!r} is neither text nor json")
-        return "text"
-    return value
+    return (read or _Reader()).choice("LOG_FORMAT", "text", ("text", "json"), "text nor json")
 
 
 def default_locale(read=None):
     """The language of a person who chose none and whose browser names none we have: ``id`` or ``en``."""
-    read = read or _Reader()
-    value = read.text("DEFAULT_LOCALE", "id").strip().lower()
-    if value not in ("id", "en"):
-        read.problems.append(f"GUARDSVC_DEFAULT_LOCALE: {value!r} is neither id nor en")
-        return "id"
-    return value
+    return (read or _Reader()).choice("DEFAULT_LOCALE", "id", ("id", "en"), "id nor en")
 
 
 def local_timezone(read=None):

@@ -106,7 +106,7 @@ def test_the_default_language_is_a_setting(app, monkeypatch, tmp_path):
 
 
 def test_english_by_default_when_the_operator_says_so(app, monkeypatch):
-    monkeypatch.setattr(app.extensions["babel"], "default_locale", "en")  # GUARDSVC_DEFAULT_LOCALE=en
+    monkeypatch.setitem(app.config, "BABEL_DEFAULT_LOCALE", "en")  # GUARDSVC_DEFAULT_LOCALE=en
     client = app.test_client()
     assert lang_of(client.get("/")) == "en"
     assert lang_of(client.get("/", headers={"Accept-Language": "id"})) == "id"

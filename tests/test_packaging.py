@@ -17,6 +17,8 @@ def test_the_image_runs_unprivileged_and_copies_what_exists():
     user = re.findall(r"^USER (\S+)$", dockerfile, re.M)
     assert user and user[-1] not in ("root", "0")
     assert "HEALTHCHECK" in dockerfile and "/healthz" in dockerfile and "wsgi:app" in dockerfile
+    # The English catalogue is compiled in the image (the .mo files are never committed).
+    assert re.search(r"^RUN .*\n?.*pybabel compile -d guardsvc/translations", dockerfile, re.M)
     for line in re.findall(r"^COPY (.+) \S+$", dockerfile, re.M):
         for source in line.split():
             assert (ROOT / source).exists(), source

@@ -9,6 +9,7 @@ the person a message is for (``in_language``).
 """
 from contextlib import contextmanager
 
+from babel import Locale
 from flask import current_app, has_request_context, request
 from flask_babel import force_locale, get_locale
 
@@ -17,6 +18,8 @@ from guardsvc.web.cookies import service_cookie_path
 # The languages with a catalogue: Indonesian is the source, English is translated.
 LANGUAGES = ("id", "en")
 LANGUAGE_NAMES = {"id": "Bahasa Indonesia", "en": "English"}
+# Parsed once: Flask-Babel would parse the selector's answer again on every request.
+LOCALES = {language: Locale.parse(language) for language in LANGUAGES}
 COOKIE = "guardsvc_lang"
 COOKIE_DAYS = 365
 
@@ -26,15 +29,13 @@ def is_language(value):
 
 
 def select_locale():
-    """Flask-Babel's locale selector: cookie, then Accept-Language, then the default (None)."""
-    if not has_request_context():
-        return None
-    chosen = request.cookies.get(COOKIE)
-    if is_language(chosen):
-        return chosen
-    if "Accept-Language" in request.headers:
-        return request.accept_languages.best_match(LANGUAGES)
-    return None
+    """Flask-Babel's locale selector: cookie, then Accept-Language, then the default."""
+    chosen = None
+    if has_request_context():
+        chosen = request.cookies.get(COOKIE)
+        if not is_language(chosen) and "Accept-Language" in request.headers:
+            chosen = request.accept_languages.best_match(LANGUAGES)
+    return LOCALES.get(chosen) or LOCALES.get(current_app.config["BABEL_DEFAULT_LOCALE"])
 
 
 def current_language():
