@@ -71,6 +71,8 @@ def register_extensions(app):
     from guardsvc.storage.database import init_database
     from guardsvc.extensions import babel, csrf, db, login_manager, mail, migrate
     from guardsvc.ratelimits.limits import init_ratelimits
+    from guardsvc.outbox.service import init_mail_templates
+    from guardsvc.translation import install_translations
     from guardsvc.web.locale import select_locale
     import guardsvc.models  # noqa: F401  (registers every table)
 
@@ -83,6 +85,8 @@ def register_extensions(app):
     init_ratelimits(app)
     mail.init_app(app)
     babel.init_app(app, locale_selector=select_locale)
+    install_translations(app)
+    init_mail_templates(app)
     init_auth(app)
 
 

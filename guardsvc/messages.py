@@ -9,8 +9,9 @@ in the language of the request (or of the person a message is for) when it is
 used as text — ``str()``, ``.format()``, a template, a JSON answer.
 ``scripts/translations update`` extracts them with the templates' text.
 """
-from flask_babel import lazy_gettext as _
 from flask_babel.speaklater import LazyString
+
+from guardsvc.translation import lazy_gettext as _
 
 
 def as_text(value):

@@ -38,6 +38,18 @@ def compose_mail(kind, recipient, subject, template, **context):
             "status": "pending", "attempts": 0, "next_attempt_at": now, "created_at": now}
 
 
+def label_rows(pairs, width=0):
+    """Plain-text e-mail lines "Label : value" with the colons in one column, as wide as the
+    longest label (in the language of the message) and at least ``width``."""
+    pairs = list(pairs)
+    width = max([width, *(len(str(label)) for label, _ in pairs)])
+    return "".join(f"\n{str(label).ljust(width)} : {value}" for label, value in pairs)
+
+
+def init_mail_templates(app):
+    app.jinja_env.globals["label_rows"] = label_rows
+
+
 def _render(name, context):
     """A mail template rendered with ``context`` only.
 

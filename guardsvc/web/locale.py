@@ -9,17 +9,13 @@ the person a message is for (``in_language``).
 """
 from contextlib import contextmanager
 
-from babel import Locale
 from flask import current_app, has_request_context, request
 from flask_babel import force_locale, get_locale
 
+from guardsvc.translation import LANGUAGES, LOCALES
 from guardsvc.web.cookies import service_cookie_path
 
-# The languages with a catalogue: Indonesian is the source, English is translated.
-LANGUAGES = ("id", "en")
 LANGUAGE_NAMES = {"id": "Bahasa Indonesia", "en": "English"}
-# Parsed once: Flask-Babel would parse the selector's answer again on every request.
-LOCALES = {language: Locale.parse(language) for language in LANGUAGES}
 COOKIE = "guardsvc_lang"
 COOKIE_DAYS = 365
 
@@ -50,7 +46,7 @@ def in_language(language):
     if not is_language(language):
         yield
         return
-    with force_locale(language):
+    with force_locale(LOCALES[language]):
         yield
 
 
