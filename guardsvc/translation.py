@@ -90,10 +90,6 @@ def install_translations(app):
     """Templates translate through the same catalogues, with the semantics of Jinja's newstyle
     gettext (values escaped and filled in), in one call per text instead of Jinja's three and
     Flask-Babel's context look-ups: an e-mail or a page holds dozens of texts."""
-    app.jinja_env.install_gettext_callables(gettext, _catalogue_ngettext, newstyle=True)
+    app.jinja_env.newstyle_gettext = True  # how {% trans %} blocks call them (the i18n extension's flag)
     app.jinja_env.globals.update(_=_template_gettext, gettext=_template_gettext, ngettext=_template_ngettext,
                                  pgettext=_template_pgettext, npgettext=_template_npgettext)
-
-
-def _catalogue_ngettext(singular, plural, num):
-    return _catalogue().ungettext(singular, plural, num)

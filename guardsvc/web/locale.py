@@ -58,7 +58,7 @@ def keep_language_of(user, language):
 
 
 def remember_language(response, language):
-    """Keep the switch's choice in a long-lived cookie (not a secret: readable by nobody but us)."""
+    """Keep the switch's choice in a long-lived cookie (not a secret; no script needs to read it)."""
     response.set_cookie(COOKIE, language, max_age=COOKIE_DAYS * 24 * 3600, path=service_cookie_path(current_app),
                         httponly=True, samesite="Lax", secure=current_app.config["SESSION_COOKIE_SECURE"])
     return response
