@@ -114,7 +114,9 @@ class _Builder:
             title="guardsvc", version="1.0.0", openapi_version="3.0.3", plugins=[self.plugin],
             info={"description": "Perangkat terpercaya dan jalan kembali yang adil bagi klien yang diblokir. "
                                  "Setiap kegagalan berbentuk `{success: false, message, errors?}`; metode yang "
-                                 "tidak dijelaskan di sini dijawab 405 dengan header Allow."})
+                                 "tidak dijelaskan di sini dijawab 405 dengan header Allow. `message` dan pesan per "
+                                 "kolom mengikuti header Accept-Language (id, en); nama kolom dan kode status tidak "
+                                 "pernah berubah."})
         describe_custom_fields(self.plugin)
         self.rules = {}
         for rule in app.url_map.iter_rules():

@@ -20,7 +20,8 @@ class ErrorSchema(Schema):
     """Every failure: ``{success: false, message, errors?}``."""
 
     success = fields.Boolean(required=True, metadata={"enum": [False]})
-    message = fields.String(required=True, metadata={"description": "Penjelasan dalam bahasa Indonesia."})
+    message = fields.String(required=True, metadata={"description": "Penjelasan dalam bahasa Indonesia; dalam bahasa Inggris bila "
+                                                                "Accept-Language memilih en."})
     errors = fields.Dict(keys=fields.String(), values=fields.List(fields.String()),
                          metadata={"description": "Pesan per kolom, parameter atau header."})
 
