@@ -69,16 +69,12 @@ def queue_appeal_digests():
 
 
 def _queue_digest(admin, tickets, now):
-    with in_language(admin.language):
-        _compose_digest(admin, tickets, now)
-
-
-def _compose_digest(admin, tickets, now):
-    shown = tickets[:DIGEST_LIMIT]
-    rows = [{"ticket_number": t.ticket_number, "age": human_age(now - t.created_at),
-             "submitted": human_time(t.created_at),
-             "url": external_url("admin_pages.ticket", ticket_number=t.ticket_number)} for t in shown]
-    queue_mail("appeal_digest", admin.email,
-               messages.DIGEST_MAIL_SUBJECT.format(count=len(tickets)), "appeal_digest",
-               name=admin.name, tickets=rows, more=len(tickets) - len(shown),
-               queue_url=external_url("admin_pages.queue"))
+    with in_language(admin.language):  # the digest reads in the administrator's language
+        shown = tickets[:DIGEST_LIMIT]
+        rows = [{"ticket_number": t.ticket_number, "age": human_age(now - t.created_at),
+                 "submitted": human_time(t.created_at),
+                 "url": external_url("admin_pages.ticket", ticket_number=t.ticket_number)} for t in shown]
+        queue_mail("appeal_digest", admin.email,
+                   messages.DIGEST_MAIL_SUBJECT.format(count=len(tickets)), "appeal_digest",
+                   name=admin.name, tickets=rows, more=len(tickets) - len(shown),
+                   queue_url=external_url("admin_pages.queue"))

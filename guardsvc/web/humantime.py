@@ -29,20 +29,14 @@ def human_time(value):
 
 
 def _zone_and_locale():
-    """The zone and locale texts dates are shown in: the settings' own, unless a selector picks them.
-
-    Without selectors Flask-Babel still parses the locale and builds the zone once per request.
-    """
-    babel = get_babel()
-    if babel.locale_selector is None and babel.timezone_selector is None:
-        return babel.default_timezone, babel.default_locale
-    return str(get_timezone()), str(get_locale())
+    """The zone (from the settings) and the language (the reader's) dates are shown in."""
+    return get_babel().default_timezone, get_locale().language
 
 
 @lru_cache(maxsize=1024)
-def _minute_text(minute, _zone, locale):
-    # Zone and locale are part of the key: an app with other settings never reads these texts.
-    pattern = TIME_PATTERNS.get(str(locale).split("_")[0], TIME_PATTERNS["id"])
+def _minute_text(minute, _zone, language):
+    # Zone and language are part of the key: another app or reader never reads these texts.
+    pattern = TIME_PATTERNS.get(language, TIME_PATTERNS["id"])
     zone = babel_datetime(minute.replace(tzinfo=UTC), ZONE_PATTERN, tzinfo=get_timezone(), locale=ZONE_NAMES_FROM)
     return f"{format_datetime(minute, pattern)} {zone}"
 

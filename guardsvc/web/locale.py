@@ -36,8 +36,7 @@ def select_locale():
 
 def current_language():
     """``id`` or ``en``: the language of this request (or of the message being composed)."""
-    locale = get_locale()
-    return locale.language if locale is not None else current_app.config["BABEL_DEFAULT_LOCALE"]
+    return get_locale().language
 
 
 @contextmanager
