@@ -5,12 +5,14 @@ is what nginx forwards; the configuration is deploy/nginx/guardsvc.conf.
 """
 import http.client
 import os
+import re
 import shutil
 import subprocess
 import sys
 import textwrap
 import time
 from pathlib import Path
+from urllib.parse import urlencode
 
 import pytest
 
@@ -81,6 +83,18 @@ def fetch(port, path, source, headers=None):
         connection.close()
 
 
+def post(port, path, source, form, headers=None):
+    """POST a form through nginx from ``source``: (status, headers, text)."""
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=15, source_address=(source, 0))
+    try:
+        connection.request("POST", path, body=urlencode(form), headers={
+            "Content-Type": "application/x-www-form-urlencoded", **(headers or {})})
+        response = connection.getresponse()
+        return response.status, response.headers, response.read().decode("utf-8")
+    finally:
+        connection.close()
+
+
 def test_an_unblocked_client_reaches_the_application_and_gets_a_device_id(stack):
     status, headers, body = fetch(stack["port"], "/", FREE)
     assert (status, body) == (200, "upstream ok")
@@ -144,6 +158,24 @@ def test_an_allow_entry_lets_its_client_through_a_blocked_range(stack, make_bloc
         db.session.commit()
     assert fetch(stack["port"], "/", ALLOWED)[:3:2] == (200, "upstream ok")
     assert fetch(stack["port"], "/", IN_RANGE)[0] == 403
+
+
+def test_the_block_page_at_the_guarded_address_reads_in_the_visitors_language(stack, make_block):
+    make_block(network=BLOCKED)
+    status, _, body = fetch(stack["port"], "/halaman/apa-saja", BLOCKED, {"Accept-Language": "en"})
+    assert status == 403 and '<html lang="en">' in body and "Your access is blocked" in body
+    # The switch on guardsvc's pages (under /guardsvc/) keeps a choice the guarded pages see too.
+    _, headers, page = fetch(stack["port"], "/guardsvc/banding", BLOCKED)
+    token = re.search(r'name="csrf-token" content="([^"]+)"', page).group(1)
+    cookies = "; ".join(cookie.split(";", 1)[0] for cookie in headers.get_all("Set-Cookie"))
+    status, headers, _ = post(stack["port"], "/guardsvc/bahasa", BLOCKED, {"csrf_token": token, "lang": "en"},
+                              {"Cookie": cookies})
+    assert status == 303
+    [language] = [cookie for cookie in headers.get_all("Set-Cookie") if cookie.startswith("guardsvc_lang=")]
+    assert "Path=/;" in language
+    status, _, body = fetch(stack["port"], "/halaman/lain", BLOCKED,
+                            {"Accept-Language": "id", "Cookie": language.split(";", 1)[0]})
+    assert status == 403 and "Your access is blocked" in body
 
 
 def test_appeal_pages_stay_reachable_for_a_blocked_client(stack, make_block):

@@ -13,7 +13,6 @@ from flask import current_app, has_request_context, request
 from flask_babel import force_locale, get_locale
 
 from guardsvc.translation import LANGUAGES, LOCALES
-from guardsvc.web.cookies import service_cookie_path
 
 LANGUAGE_NAMES = {"id": "Bahasa Indonesia", "en": "English"}
 COOKIE = "guardsvc_lang"
@@ -57,9 +56,15 @@ def keep_language_of(user, language):
 
 
 def remember_language(response, language):
-    """Keep the switch's choice in a long-lived cookie (not a secret; no script needs to read it)."""
-    response.set_cookie(COOKIE, language, max_age=COOKIE_DAYS * 24 * 3600, path=service_cookie_path(current_app),
-                        httponly=True, samesite="Lax", secure=current_app.config["SESSION_COOKIE_SECURE"])
+    """Keep the switch's choice in a long-lived cookie (not a secret; no script needs to read it).
+
+    Scoped like the device cookie, not like guardsvc's own: behind a proxy the block page is
+    answered at the guarded page's own address, and it must read the choice there too.
+    """
+    config = current_app.config
+    response.set_cookie(COOKIE, language, max_age=COOKIE_DAYS * 24 * 3600, path=config["DEVICE_COOKIE_PATH"],
+                        domain=config["DEVICE_COOKIE_DOMAIN"], httponly=True, samesite="Lax",
+                        secure=config["SESSION_COOKIE_SECURE"])
     return response
 
 
