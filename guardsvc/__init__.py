@@ -75,6 +75,7 @@ def register_extensions(app):
     from guardsvc.translation import install_translations
     from guardsvc.web.locale import select_locale
     import guardsvc.models  # noqa: F401  (registers every table)
+    from sqlalchemy.orm import configure_mappers
 
     init_cookie_session(app)
     init_database(app)
@@ -88,6 +89,9 @@ def register_extensions(app):
     install_translations(app)
     init_mail_templates(app)
     init_auth(app)
+    # Every mapper complete now, in every process (web, worker, each CLI command), not at the first
+    # query: code that fills ORM objects itself (storage/inserts.py) needs their attribute machinery.
+    configure_mappers()
 
 
 def register_request_hooks(app):
