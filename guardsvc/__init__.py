@@ -102,6 +102,7 @@ def register_request_hooks(app):
     from guardsvc.web.headers import add_security_headers
     from guardsvc.web.locale import vary_by_language
     from guardsvc.web.request_logs import assign_request_id, echo_request_id
+    from guardsvc.web.static_files import init_static_files
     from guardsvc.storage.transaction import init_transactions
 
     app.before_request(assign_request_id)
@@ -111,6 +112,7 @@ def register_request_hooks(app):
     app.after_request(add_security_headers)
     app.after_request(vary_by_language)
     app.after_request(echo_request_id)
+    init_static_files(app)
     init_transactions(app, render_unexpected)  # last registered: runs first
 
 
