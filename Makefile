@@ -1,4 +1,4 @@
-# guardsvc: `make run` serves on http://127.0.0.1:8000, `make test` runs every test.
+# guardsvc: `make run` serves on http://localhost:8000, `make test` runs every test.
 .PHONY: run test bench translations clean
 
 run:

@@ -123,6 +123,20 @@ def check_webauthn_rp_id(settings, read):
     return rp_id
 
 
+def default_base_url(bind):
+    """The address a browser should open for a ``GUARDSVC_BIND`` of ``host:port``.
+
+    A loopback or any-address bind reads ``localhost``: browsers accept passkeys
+    there (a secure context, a domain as relying party id), never at an IP address.
+    """
+    host, colon, port = bind.rpartition(":")
+    if bind.startswith("unix:") or not colon or not port.isdigit():
+        return "http://localhost"
+    if host.strip("[]") in ("127.0.0.1", "::1", "0.0.0.0", "::", "", "localhost"):
+        return f"http://localhost:{port}"
+    return f"http://{bind}"
+
+
 def unban_command(read=None):
     """``GUARDSVC_FAIL2BAN_UNBAN_COMMAND`` split into argv (never run through a shell), or None when unset.
 
@@ -235,8 +249,8 @@ def load_settings(instance_path):
         "MIGRATION_LOCK_TIMEOUT_SECONDS": read.number("MIGRATION_LOCK_TIMEOUT_SECONDS", kind=float, default=5),
         "SQLITE_BUSY_TIMEOUT_SECONDS": read.number("SQLITE_BUSY_TIMEOUT_SECONDS", kind=float, default=5),
         "PROXY_COUNT": read.number("PROXY_COUNT", 0),
-        # Links in e-mails: where `make run` serves unless the operator says otherwise.
-        "BASE_URL": read.url("BASE_URL", "http://" + read.text("BIND", "127.0.0.1:8000")).rstrip("/"),
+        # Links in e-mails and the passkeys' address: where `make run` serves unless the operator says otherwise.
+        "BASE_URL": read.url("BASE_URL", default_base_url(read.text("BIND", "127.0.0.1:8000"))).rstrip("/"),
         "BASE_URL_CONFIGURED": read.text("BASE_URL") is not None,
         # Passkeys (WebAuthn): the relying party id; unset, the host of BASE_URL (passkeys/ceremony.py).
         "WEBAUTHN_RP_ID": read.host_name("WEBAUTHN_RP_ID"),

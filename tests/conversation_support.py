@@ -6,7 +6,7 @@ import pytest
 from tests.pages_support import sign_in_session
 from tests.smtp import text_body
 
-PRIVATE_LINK = re.compile(r"http://127\.0\.0\.1:8000(/banding/tiket/([A-Za-z0-9_-]+))")
+PRIVATE_LINK = re.compile(r"http://localhost:8000(/banding/tiket/([A-Za-z0-9_-]+))")
 
 
 def deliver(runner):

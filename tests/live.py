@@ -49,6 +49,8 @@ class LiveServer:
     def __init__(self, workers=4, env=None, port=None):
         self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}"
+        # What a browser opens: a name, as the README says (passkeys never work at an IP address).
+        self.browser_url = f"http://localhost:{self.port}"
         gunicorn = Path(sys.executable).with_name("gunicorn")
         self.process = subprocess.Popen(
             [str(gunicorn), "--bind", f"127.0.0.1:{self.port}", "--workers", str(workers),
@@ -88,7 +90,9 @@ def live_server(app):
     As many hashing slots as a worker has threads: the concurrency tests here are about
     the throttles' counts, and the per-process hashing cap has tests of its own.
     """
-    server = LiveServer(env={"GUARDSVC_HASH_CONCURRENCY": "4"})
+    port = free_port()
+    server = LiveServer(port=port, env={"GUARDSVC_HASH_CONCURRENCY": "4",
+                                        "GUARDSVC_BASE_URL": f"http://localhost:{port}"})
     yield server
     server.stop()
 

@@ -4,7 +4,7 @@ import json
 from tests.pages_support import csrf_token
 from tests.soft_authenticator import SoftAuthenticator
 
-ORIGIN = "http://127.0.0.1:8000"  # the origin of the test settings' BASE_URL
+ORIGIN = "http://localhost:8000"  # the origin of the test settings' BASE_URL
 
 
 def options(client, path, page):

@@ -160,7 +160,7 @@ def test_digest_at_most_once_per_interval_and_only_to_those_who_opted_in(
     [mail] = smtp_server.inbox.to("ani@example.com")
     assert mail["Subject"] == "1 permohonan baru menunggu peninjauan"
     text = text_body(mail)
-    assert first in text and f"http://127.0.0.1:8000/admin/tiket/{first}" in text and "5 menit" in text
+    assert first in text and f"http://localhost:8000/admin/tiket/{first}" in text and "5 menit" in text
     assert "Nama Rahasia" not in text and "rahasia@example.com" not in text + html_body(mail)
 
     moving_clock.at(7)

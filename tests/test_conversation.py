@@ -41,7 +41,7 @@ def test_conversation_end_to_end(app, client, runner, smtp_server, admin_browser
     assert number in text_body(confirmation)
     path, secret = private_link(confirmation)
     assert len(secret) >= 22  # at least 128 bits in URL-safe base64
-    assert f'href="http://127.0.0.1:8000{path}"' in html_body(confirmation)
+    assert f'href="http://localhost:8000{path}"' in html_body(confirmation)
     assert "Budi" not in html_body(confirmation)  # nothing the submitter wrote, until the address is verified
 
     with app.app_context():

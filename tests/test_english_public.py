@@ -195,7 +195,7 @@ def test_block_page_in_english(client, make_block):
 def test_in_app_block_page_in_english(app):
     block = SimpleNamespace(reference="BLK-00AB12CD", expires_at=None, is_active_at=lambda moment: True)
     with app.test_request_context("/halaman-apa-saja", headers={"Cookie": "guardsvc_lang=en"}):
-        error = Blocked(block, appeal_url="http://127.0.0.1:8000/banding?ref=BLK-00AB12CD")
+        error = Blocked(block, appeal_url="http://localhost:8000/banding?ref=BLK-00AB12CD")
         response = render_failure(error.status, error.message, extra=error.extra, error=error)
     html = response.get_data(as_text=True)
     assert response.status_code == 403
@@ -335,7 +335,7 @@ def test_digest_mail_in_english(app, make_user, make_ticket, monkeypatch, ticket
     for body in (text, html):
         assert_english(body, ["Hello Ani,", sentence, "You are receiving this email because you turned on notifications"],
                        ["Halo", "yang menunggu peninjauan", "Anda menerima e-mail ini", "diajukan"])
-    assert "(submitted " in text and "Ticket queue: http://127.0.0.1:8000/admin" in text
+    assert "(submitted " in text and "Ticket queue: http://localhost:8000/admin" in text
     assert ">Open the ticket queue</a>" in html
 
 

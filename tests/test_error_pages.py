@@ -88,7 +88,7 @@ def test_403_page_for_a_role_without_web_pages(client, make_user):
 def test_block_page_explains_and_links_to_prefilled_appeal(app):
     block = SimpleNamespace(reference="BLK-00AB12CD", expires_at=None, is_active_at=lambda moment: True)
     with app.test_request_context("/halaman-apa-saja"):
-        error = Blocked(block, appeal_url="http://127.0.0.1:8000/banding?ref=BLK-00AB12CD")
+        error = Blocked(block, appeal_url="http://localhost:8000/banding?ref=BLK-00AB12CD")
         response = render_failure(error.status, error.message, extra=error.extra, error=error)
     html = response.get_data(as_text=True)
     assert response.status_code == 403

@@ -38,7 +38,11 @@ def test_base_url_follows_the_bind_address_unless_set(monkeypatch, tmp_path):
     monkeypatch.setenv("GUARDSVC_SECRET_KEY", "x")
     monkeypatch.delenv("GUARDSVC_BASE_URL", raising=False)
     monkeypatch.setenv("GUARDSVC_BIND", "0.0.0.0:9000")
-    assert load_settings(str(tmp_path))["BASE_URL"] == "http://0.0.0.0:9000"
+    assert load_settings(str(tmp_path))["BASE_URL"] == "http://localhost:9000"  # a browser's address for it
+    monkeypatch.setenv("GUARDSVC_BIND", "192.0.2.10:8000")
+    assert load_settings(str(tmp_path))["BASE_URL"] == "http://192.0.2.10:8000"
+    monkeypatch.delenv("GUARDSVC_BIND")
+    assert load_settings(str(tmp_path))["BASE_URL"] == "http://localhost:8000"
     monkeypatch.setenv("GUARDSVC_BASE_URL", "https://guard.example.id/")
     assert load_settings(str(tmp_path))["BASE_URL"] == "https://guard.example.id"
 

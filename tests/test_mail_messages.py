@@ -36,12 +36,12 @@ def test_approval_mail_reaches_the_appellant(client, runner, bearer, make_block,
     text = text_body(message)
     assert "Keputusan : Disetujui" in text
     assert "Catatan   : Maaf, <i>salah blokir</i>." in text
-    assert f"http://127.0.0.1:8000/banding/cek?tiket={ticket}" in text
+    assert f"http://localhost:8000/banding/cek?tiket={ticket}" in text
     assert "WIB" in text and "telah dibuka" in text
     html = html_body(message)
     assert "Maaf, &lt;i&gt;salah blokir&lt;/i&gt;." in html  # escaped, never markup
     assert "Budi &lt;b&gt;Santoso&lt;/b&gt;" in html
-    assert f'href="http://127.0.0.1:8000/banding/cek?tiket={ticket}"' in html
+    assert f'href="http://localhost:8000/banding/cek?tiket={ticket}"' in html
 
 
 def test_approval_that_opened_nothing_does_not_claim_it_did(client, runner, bearer, make_ticket, smtp_server):
@@ -97,10 +97,10 @@ def test_new_device_alert_content(client, runner, make_user, smtp_server):
     assert "Pixel 8" not in text  # the readable name only; the raw User-Agent is for administrators
     assert " WIB" in text
     assert "BUKAN ANDA?" in text
-    assert "http://127.0.0.1:8000/akun/kata-sandi" in text
+    assert "http://localhost:8000/akun/kata-sandi" in text
     assert "Keluar dari semua perangkat" in text
     html = html_body(message)
-    assert "Bukan Anda?" in html and 'href="http://127.0.0.1:8000/akun"' in html
+    assert "Bukan Anda?" in html and 'href="http://localhost:8000/akun"' in html
 
 
 @pytest.mark.usefixtures("rate_limits_off")

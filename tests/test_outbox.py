@@ -47,7 +47,7 @@ def test_deliver_once_sends_text_and_html_over_smtp(app, runner, smtp_server):
     assert received["Subject"] == "Pesan uji 0"
     assert "Catatan 0" in text_body(received)
     assert "<strong>TKT-0000000A</strong>" in html_body(received)
-    assert re.fullmatch(rf"<guardsvc-outbox-{message_id}-\d{{14}}@127\.0\.0\.1>", received["Message-ID"])
+    assert re.fullmatch(rf"<guardsvc-outbox-{message_id}-\d{{14}}@localhost>", received["Message-ID"])
     [row] = rows(app)
     assert row.status == "sent" and row.sent_at is not None and row.attempts == 1
     assert row.claim_token is None

@@ -15,7 +15,7 @@ from guardsvc.storage import clock
 from guardsvc.web.identity import Client
 from tests.soft_authenticator import SoftAuthenticator
 
-ORIGIN = "http://127.0.0.1:8000"  # the test settings' BASE_URL
+ORIGIN = "http://localhost:8000"  # the test settings' BASE_URL
 CLIENT = Client("198.51.100.30", None, None, "pytest")
 
 

@@ -16,7 +16,7 @@ from tests.signin_support import BROWSER_UA, enable_2fa, rate_limits_off, reques
 from tests.smtp import html_body, smtp_server, text_body  # noqa: F401
 
 NEW_PASSWORD = "kuda-laut-biru-2026"
-LINK = re.compile(r"http://127\.0\.0\.1:8000(/masuk/atur-ulang/[A-Za-z0-9_-]+)")
+LINK = re.compile(r"http://localhost:8000(/masuk/atur-ulang/[A-Za-z0-9_-]+)")
 
 
 def ask_for_link(client, email):
@@ -61,7 +61,7 @@ def test_the_whole_journey_over_smtp(app, client, runner, make_user, smtp_server
     assert message["Subject"] == messages.RESET_MAIL_SUBJECT
     assert "berlaku 30 menit" in text_body(message) and "Chrome di Windows" in text_body(message)
     path = link_in(message)
-    assert f'href="http://127.0.0.1:8000{path}"' in html_body(message)
+    assert f'href="http://localhost:8000{path}"' in html_body(message)
     with app.app_context():  # only the hash of the secret is stored
         [record] = db.session.scalars(select(PasswordReset)).all()
         assert path.rsplit("/", 1)[1] not in record.secret_hash
@@ -86,7 +86,7 @@ def test_the_whole_journey_over_smtp(app, client, runner, make_user, smtp_server
     notices = [m for m in smtp_server.inbox.to("rina@example.com")
                if m["Subject"] == messages.NOTICE_PASSWORD_RESET_SUBJECT]
     assert len(notices) == 1
-    assert "http://127.0.0.1:8000/masuk/lupa" in text_body(notices[0])
+    assert "http://localhost:8000/masuk/lupa" in text_body(notices[0])
 
 
 def test_an_unknown_or_disabled_address_gets_the_identical_answer(app, client, make_user):

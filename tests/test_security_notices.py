@@ -15,8 +15,8 @@ from tests.pages_support import post_form, sign_in
 from tests.signin_support import BROWSER_UA, enable_2fa, rate_limits_off, request_token, totp_code  # noqa: F401
 
 HERE = Client("203.0.113.9", "laptop-1", None, BROWSER_UA)
-ACCOUNT_URL = "http://127.0.0.1:8000/akun"
-FORGOT_URL = "http://127.0.0.1:8000/masuk/lupa"
+ACCOUNT_URL = "http://localhost:8000/akun"
+FORGOT_URL = "http://localhost:8000/masuk/lupa"
 
 
 def queued(app, email, kind):

@@ -14,6 +14,8 @@ from guardsvc.accounts.auth import current_session, reauthentication_required, r
 from guardsvc.accounts.roles import PEOPLE
 from guardsvc.pages.forms import load_form
 from guardsvc.passkeys import service
+from guardsvc.passkeys.availability import check_address_at_start, passkey_obstacle
+from guardsvc.passkeys.ceremony import expected_origin
 from guardsvc.passkeys.schemas import NewPasskeySchema
 from guardsvc.sessions.service import is_recently_reauthenticated
 from guardsvc.storage.transaction import ends_with
@@ -32,6 +34,13 @@ def passkeys_part(user, _client):
 
 
 register_section_with(bp, Section(SECTION, "passkeys/_account_passkeys.html", passkeys_part, order=25))
+
+
+@bp.record_once
+def _passkey_buttons(state):
+    """At start: can browsers use passkeys at BASE_URL (the log says when not)? The buttons read the answer."""
+    check_address_at_start(state.app)
+    state.app.jinja_env.globals.update(passkey_obstacle=passkey_obstacle, passkey_origin=expected_origin)
 
 
 @bp.post("/mulai")

@@ -4,7 +4,8 @@
  * ceremony's options (POST, with the page's CSRF token), lets the browser create or
  * use a passkey, writes the answer as JSON into the "credential" field of the form
  * named by data-form, and submits that form. The server checks everything.
- * Buttons stay hidden where the browser has no WebAuthn.
+ * Buttons stay hidden where the browser has no WebAuthn; on a page opened at another
+ * address than data-origin (where the passkeys live) the way there is shown instead.
  */
 (function () {
   "use strict";
@@ -81,16 +82,43 @@
       if (reply.redirected || !reply.ok || type.indexOf("application/json") !== 0) {
         // Re-authentication needed, or the half-finished sign-in expired: follow the page there.
         if (reply.redirected) { window.location.assign(reply.url); }
-        throw new Error("options refused");
+        var refused = new Error("options refused");
+        refused.name = "OptionsRefused";
+        throw refused;
       }
       return reply.json();
     });
+  }
+
+  // The browser's refusal, in words that do not blame the person where the cause is elsewhere.
+  function failureAttribute(error, create) {
+    var name = error && error.name;
+    if (name === "SecurityError") { return "data-failed-address"; }
+    if (name === "InvalidStateError" && create) { return "data-failed-exists"; }
+    if (name === "OptionsRefused" || name === "TypeError") { return "data-failed-server"; }
+    return "data-failed";
+  }
+
+  // Passkeys belong to the address the service names (its BASE_URL): elsewhere, point there instead.
+  function openedElsewhere(button) {
+    var expected = button.getAttribute("data-origin");
+    if (!expected || expected === window.location.origin) { return false; }
+    var note = document.getElementById(button.getAttribute("data-elsewhere"));
+    if (note) {
+      var link = note.querySelector("[data-passkey-elsewhere-link]");
+      if (link) {
+        link.href = expected + window.location.pathname + window.location.search + window.location.hash;
+      }
+      note.hidden = false;
+    }
+    return true;
   }
 
   function setUp(button) {
     var form = document.getElementById(button.getAttribute("data-form"));
     var status = document.getElementById(button.getAttribute("data-status"));
     if (!form || !form.elements.credential) { return; }
+    if (openedElsewhere(button)) { return; }
     var create = button.getAttribute("data-passkey") === "create";
     button.hidden = false;
     function say(attribute) {
@@ -108,9 +136,9 @@
       }).then(function (credential) {
         form.elements.credential.value = answer(credential);
         form.submit();
-      }).catch(function () {
+      }).catch(function (error) {
         button.disabled = false;
-        say("data-failed");
+        say(failureAttribute(error, create));
       });
     });
   }

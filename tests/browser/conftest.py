@@ -39,7 +39,7 @@ def new_page(chromium, live_server):
     def make(**options):
         options.setdefault("viewport", {"width": 1280, "height": 900})
         options.setdefault("locale", "id-ID")
-        context = chromium.new_context(base_url=live_server.url, **options)
+        context = chromium.new_context(base_url=live_server.browser_url, **options)
         context.set_default_timeout(10_000)
         contexts.append(context)
         return context.new_page()

@@ -31,7 +31,7 @@ LANGUAGES = pytest.mark.parametrize("language", ["id", "en"])
 
 def in_language(page, live_server, language):
     """Read every page in ``language``, as the switch would have it."""
-    page.context.add_cookies([{"name": "guardsvc_lang", "value": language, "url": live_server.url}])
+    page.context.add_cookies([{"name": "guardsvc_lang", "value": language, "url": live_server.browser_url}])
     return WORDS[language]
 
 

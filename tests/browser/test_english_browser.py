@@ -18,7 +18,7 @@ INDONESIAN = ("Ajukan banding", "Cek status", "Nama lengkap", "Alamat e-mail", "
 
 def english_phone(new_page, live_server):
     page = new_page(viewport=PHONE, locale="en-US", permissions=["clipboard-read", "clipboard-write"])
-    page.context.add_cookies([{"name": "guardsvc_lang", "value": "en", "url": live_server.url}])
+    page.context.add_cookies([{"name": "guardsvc_lang", "value": "en", "url": live_server.browser_url}])
     return page
 
 

@@ -25,7 +25,7 @@ def rendered(app, status, message, error=None):
 
 
 def show(page, live_server, path, status, html):
-    page.route(live_server.url + path, lambda route: route.fulfill(
+    page.route(live_server.browser_url + path, lambda route: route.fulfill(
         status=status, content_type="text/html; charset=utf-8", body=html))
     page.goto(path)
 
