@@ -52,6 +52,8 @@ os.environ.update({
     "GUARDSVC_RATELIMIT_ENABLED": "false",
     "GUARDSVC_APPEAL_MIN_FILL_SECONDS": "0",
     "GUARDSVC_LOG_LEVEL": "WARNING",
+    # Mail delivered without a mail server is kept here, never in the checkout's instance folder.
+    "GUARDSVC_MAILBOX_DIR": str(_TMP / "mail"),
     "GUARDSVC_TESTING_CHEAP_PASSWORD_HASHES": "true",
     # The subscribed webhook events are read once (``app`` below) and again after a test that left
     # endpoints (``_clean_tables``), never because a period ran out: that read would land in

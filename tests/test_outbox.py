@@ -1,5 +1,4 @@
 """The outbox: queued in the event's transaction, delivered over real SMTP with retries."""
-import logging
 import re
 from datetime import timedelta
 
@@ -131,16 +130,6 @@ def test_permanent_smtp_refusal_fails_at_once(app, runner, smtp_server):
     row = rows(app)[0]
     assert row.status == "failed" and "550" in row.last_error
     assert (row.body_text, row.body_html) == ("", None)  # given up on: the body goes too
-
-
-def test_without_mail_server_messages_go_to_the_log(app, runner, monkeypatch, caplog):
-    monkeypatch.setitem(app.config, "MAIL_SERVER", None)
-    queue(app)
-    with caplog.at_level(logging.INFO, logger="guardsvc.mail"):
-        assert "sent 1" in deliver_once(runner)
-    assert "GUARDSVC_MAIL_SERVER is not set" in caplog.text
-    assert "To: budi@example.com" in caplog.text and "Catatan 0" in caplog.text
-    assert rows(app)[0].status == "sent"
 
 
 def test_a_claim_left_by_a_crashed_deliverer_expires(app, runner, smtp_server, monkeypatch):

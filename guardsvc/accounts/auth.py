@@ -8,7 +8,7 @@ request that a valid token authenticated.
 """
 from functools import wraps
 
-from flask import current_app, g, redirect, request, url_for
+from flask import current_app, g, redirect, request, session, url_for
 from flask_login import current_user
 
 from guardsvc.accounts.service import user_for_token
@@ -22,6 +22,9 @@ UNSAFE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 REAUTH_VIEW = "reauth_pages.confirm"
 _BEARER_USER = "guardsvc_bearer_user"
 _SESSION = "guardsvc_user_session"
+# What a person typed into a form that had to wait for a re-authentication (a device's name, say).
+_WAITING_FORM = "guardsvc_waiting_form"
+_WAITING_VALUE_MAX = 200
 
 
 def bearer_token():
@@ -123,23 +126,37 @@ def roles_required(*roles):
     return decorator
 
 
-def reauthentication_required(back="account_pages.account", anchor=None):
+def reauthentication_required(back="account_pages.account", anchor=None, keep=None):
     """For a page that makes a sensitive change: the password (and code) entered recently.
 
     Without a re-authentication within ``REAUTH_MINUTES`` on this session the
     person is sent to the confirmation page, which brings them back to the page
-    ``back`` (an endpoint; ``anchor`` its section) to try again. Goes under
-    ``roles_required``.
+    ``back`` (an endpoint; ``anchor`` its section) to try again. ``keep`` is
+    ``(form name, fields)``: what was typed in those fields waits in the signed
+    session and fills that form again when the page is back (``waiting_form``),
+    so nothing needs typing twice. Goes under ``roles_required``.
     """
     def decorator(view):
         @wraps(view)
         def wrapper(*args, **kwargs):
             if not sessions.is_recently_reauthenticated(current_session()):
+                if keep is not None and request.method == "POST":
+                    form_name, fields = keep
+                    session[_WAITING_FORM] = {"form": form_name, "values": {
+                        field: request.form.get(field, "")[:_WAITING_VALUE_MAX] for field in fields}}
                 target = url_for(back, _anchor=anchor)
                 return redirect(url_for(REAUTH_VIEW, next=target), code=303)
             return view(*args, **kwargs)
         return wrapper
     return decorator
+
+
+def waiting_form():
+    """``(form name, values)`` typed before a re-authentication, once (then forgotten); ``(None, {})`` without."""
+    waiting = session.pop(_WAITING_FORM, None)
+    if not isinstance(waiting, dict):
+        return None, {}
+    return waiting.get("form"), dict(waiting.get("values") or {})
 
 
 def init_auth(app):

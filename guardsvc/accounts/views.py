@@ -5,7 +5,7 @@ from flask_login import current_user
 from guardsvc import messages
 from guardsvc.accounts import service
 from guardsvc.accounts.account_page import Section, register_section_with, render_account_page
-from guardsvc.accounts.auth import reauthentication_required, roles_required
+from guardsvc.accounts.auth import reauthentication_required, roles_required, waiting_form
 from guardsvc.accounts.roles import PEOPLE
 from guardsvc.accounts.schemas import TokenRequestSchema
 from guardsvc.accounts.sessions import end_session
@@ -38,13 +38,15 @@ def sign_out():
 @roles_required(*PEOPLE)
 def account():
     """The signed-in person's trusted devices and personal access tokens."""
-    # A token just created is shown on this one page view, then forgotten.
-    return render_account_page(new_token=session.pop(NEW_TOKEN_KEY, None))
+    # A token just created is shown on this one page view, then forgotten; so is what a form held
+    # while its sender re-authenticated (the form shows it again, to be sent once more).
+    form_name, values = waiting_form()
+    return render_account_page(new_token=session.pop(NEW_TOKEN_KEY, None), values=values, error_form=form_name)
 
 
 @bp.post("/akun/token")
 @roles_required(*PEOPLE)
-@reauthentication_required(anchor="token")
+@reauthentication_required(anchor="token", keep=("token", ("name",)))
 def create_token():
     """Create a personal access token, then redirect to the page that shows it once.
 

@@ -1,4 +1,4 @@
-"""``flask mail deliver``: the deliverer process."""
+"""``flask mail deliver``: the deliverer process; ``flask mail show``: the local mailbox."""
 import logging
 
 import click
@@ -6,11 +6,12 @@ from flask import current_app
 
 from guardsvc.cli.background import run_round, stop_on_signals
 from guardsvc.outbox import delivery
+from guardsvc.outbox.mailbox import kept_messages, mailbox_folder, readable
 from guardsvc.outbox.rounds import run_rounds
 from guardsvc.storage.transaction import CommandGroup
 
 log = logging.getLogger("guardsvc.mail")
-mail_cli = CommandGroup("mail", help="Deliver queued e-mail.")
+mail_cli = CommandGroup("mail", help="Deliver queued e-mail; read the local mailbox.")
 
 
 def deliver_round():
@@ -37,3 +38,20 @@ def deliver(once):
         run_round("mail delivery", deliver_round)
         stop.wait(poll)
     log.info("mail deliverer stopped")
+
+
+@mail_cli.command("show")
+@click.option("--last", type=click.IntRange(min=1), default=None, help="Only the N newest messages.")
+def show(last):
+    """Print the mail kept in the local mailbox (no GUARDSVC_MAIL_SERVER set), whole, links included."""
+    config = current_app.config
+    if config["MAIL_SERVER"]:
+        click.echo(f"GUARDSVC_MAIL_SERVER is set: mail goes to {config['MAIL_SERVER']}, not to the local mailbox.")
+    kept = kept_messages(config, last)
+    if not kept:
+        click.echo(f"No mail in the local mailbox ({mailbox_folder(config)}) yet. The worker delivers "
+                   "queued mail every few seconds (`make run` starts it; or: flask --app guardsvc mail deliver --once).")
+        return
+    for path, message in kept:
+        click.echo(f"===== {path.name} =====")
+        click.echo(readable(message))

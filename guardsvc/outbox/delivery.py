@@ -11,13 +11,19 @@ from flask import current_app
 
 from guardsvc.storage import clock, queue
 from guardsvc.outbox.models import ERASED_BODY, OutboxMessage
-from guardsvc.outbox.transport import is_permanent, transport_for
+from guardsvc.outbox.mailbox import MailboxTransport
+from guardsvc.outbox.transport import SmtpTransport, is_permanent
 
 log = logging.getLogger("guardsvc.mail")
 BATCH_SIZE = 20
 LEASE = timedelta(minutes=10)
 MAX_BACKOFF = timedelta(hours=1)
 DeliveryReport = queue.Report
+
+
+def transport_for(config):
+    """The transport the settings ask for: the mail server, or the local mailbox when none is set."""
+    return SmtpTransport(config) if config["MAIL_SERVER"] else MailboxTransport(config)
 
 
 def claim_due(limit=BATCH_SIZE):

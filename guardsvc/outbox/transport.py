@@ -1,13 +1,8 @@
-"""Where delivered mail goes: an SMTP server, or the log when none is configured."""
-import logging
+"""Delivering mail over SMTP (without a mail server, outbox.mailbox keeps it instead)."""
 import smtplib
 from urllib.parse import urlsplit
 
 from flask_mail import BadHeaderError, Message, sanitize_address
-
-from guardsvc.web.redaction import redact
-
-log = logging.getLogger("guardsvc.mail")
 
 
 def build_message(outbox_message, config):
@@ -23,25 +18,6 @@ def build_message(outbox_message, config):
                       sender=config["MAIL_DEFAULT_SENDER"])
     message.msgId = f"<guardsvc-outbox-{outbox_message.id}-{created}@{host}>"
     return message
-
-
-class LogTransport:
-    """Development: no mail server configured, so the message is written to the log."""
-
-    def __init__(self, config):
-        self.config = config
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        return False
-
-    def send(self, outbox_message):
-        # One-time links and tokens in the text are masked: logs are read by more people than mail.
-        log.info("GUARDSVC_MAIL_SERVER is not set; mail %s written to the log instead of sent\n"
-                 "To: %s\nSubject: %s\n\n%s", outbox_message.id, outbox_message.recipient,
-                 outbox_message.subject, redact(outbox_message.body_text))
 
 
 class SmtpTransport:
@@ -76,11 +52,6 @@ class SmtpTransport:
             raise BadHeaderError("line break in a header")
         self.connection.sendmail(sanitize_address(message.sender),
                                  [sanitize_address(outbox_message.recipient)], message.as_bytes())
-
-
-def transport_for(config):
-    """The transport the settings ask for."""
-    return SmtpTransport(config) if config["MAIL_SERVER"] else LogTransport(config)
 
 
 def is_permanent(error):

@@ -116,6 +116,12 @@ def mark_reauthenticated(record, *, second_factor=False):
     db.session.flush()
 
 
+def mark_second_factor(record):
+    """This session just passed a second factor in its browser (the code that turned 2FA on)."""
+    record.second_factor_at = clock.utcnow()
+    db.session.flush()
+
+
 def _within_window(moment):
     window = timedelta(minutes=current_app.config["REAUTH_MINUTES"])
     return moment is not None and clock.utcnow() - moment <= window

@@ -68,7 +68,8 @@ def cancel_2fa():
 def confirm_2fa():
     """Turn 2FA on with a first code; the recovery codes are shown once."""
     try:
-        codes = twofactor.confirm_enrolment(current_user, request.form.get("code", ""), client=current_client())
+        codes = twofactor.confirm_enrolment(current_user, request.form.get("code", ""), client=current_client(),
+                                            session=current_session())
     except ValidationFailed as failure:
         return _form_failure(failure, "totp-confirm")
     return _recovery_codes_page(codes, 201)

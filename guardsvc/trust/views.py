@@ -20,10 +20,12 @@ FIELDS = ("device_name",)
 
 def devices_part(user, client):
     """What the trusted-devices part of /akun shows: each record, and whether it is this device."""
-    return {"devices": [(record, service.is_this_device(record, client))
-                        for record in service.list_trusted(user)],
-            # No "trust this device" offer where this browser already skips the code here.
-            "trusted_here": skips_code_step(user.id, client.ip_address, client.trust_secret)}
+    devices = [(record, service.is_this_device(record, client)) for record in service.list_trusted(user)]
+    return {"devices": devices,
+            # No "trust this device" offer where this browser already skips the code here: its one
+            # entry is named (and renamed) in the list instead.
+            "trusted_here": skips_code_step(user.id, client.ip_address, client.trust_secret),
+            "this_entry": next((record for record, here in devices if here and record.is_active), None)}
 
 
 register_section_with(bp, Section("perangkat", "trust/_account_devices.html", devices_part, order=10))
@@ -40,7 +42,7 @@ def browser_os_filter(user_agent):
 
 @bp.post("")
 @roles_required(*PEOPLE)
-@reauthentication_required(anchor="perangkat")
+@reauthentication_required(anchor="perangkat", keep=("trust", FIELDS))
 def trust_this_device():
     """"Percayai perangkat ini": trust the current IP and device, and give this browser its trust secret.
 

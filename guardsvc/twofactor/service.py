@@ -21,6 +21,7 @@ from guardsvc.accounts.models import User
 from guardsvc.accounts.service import audit_account
 from guardsvc.web.errors import InvalidState, ValidationFailed
 from guardsvc.extensions import db
+from guardsvc.sessions.service import mark_second_factor
 from guardsvc.storage.sealing import code_digests, reseal_rows
 from guardsvc.twofactor.models import RecoveryCode
 from guardsvc.trust.signin_trust import forget_sign_in_trust
@@ -148,10 +149,13 @@ def replace_recovery_codes(user):
     return codes
 
 
-def confirm_enrolment(user, code, *, client):
+def confirm_enrolment(user, code, *, client, session=None):
     """Turn 2FA on once the first code from the app matches; returns the recovery codes.
 
     The owner is told by e-mail, with where it was done from (``client``).
+    That code is a second factor passed in this browser: ``session`` (the one
+    that turned 2FA on) counts as having passed it, so trusting this browser
+    right afterwards asks for no other code (the one just used could not serve twice).
     """
     if user.has_2fa:
         raise InvalidState(messages.TOTP_ALREADY_ENABLED)
@@ -160,6 +164,8 @@ def confirm_enrolment(user, code, *, client):
     if not isinstance(code, str) or not _accept_step(user, _normalize(code)):
         raise ValidationFailed({"code": [messages.TOTP_WRONG_CODE]})
     user.totp_enabled_at = clock.utcnow()
+    if session is not None:
+        mark_second_factor(session)
     db.session.flush()
     notices.two_factor_enabled(user, client=client)
     return replace_recovery_codes(user)
