@@ -54,6 +54,11 @@ def lazy_gettext(text):
     return LazyString(gettext, text)
 
 
+def source_text(message):
+    """The source text (Indonesian) of a message id made by ``lazy_gettext``, in no request's language."""
+    return message._args[0]
+
+
 def _fill(eval_ctx, translated, values):
     """Jinja's newstyle gettext: escaped values into the (then markup-safe) text, always a format string."""
     if eval_ctx.autoescape:

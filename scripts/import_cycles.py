@@ -26,7 +26,7 @@ SOURCE = Path(__file__).resolve().parent.parent / ROOT_PACKAGE
 # Bottom to top. A module imports its own layer and the layers below it, never one above; every
 # first-level name under guardsvc (a package or a top-level module) has its place here.
 LAYERS = (
-    ("base", {"config", "extensions", "messages", "translation"}),
+    ("base", {"config", "extensions", "messages", "translation", "stored_texts"}),
     ("storage", {"storage"}),
     ("edge", {"web", "cli"}),
     ("shared services", {"openapi", "ratelimits", "metrics"}),

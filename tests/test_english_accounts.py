@@ -79,8 +79,9 @@ def test_sign_in_page_in_english_by_cookie_and_by_accept_language(client):
                  page(client.application.test_client(), "/masuk", headers={"Accept-Language": "en-GB,en;q=0.8"})):
         check(html, ["Forgot your password?", "Email address", "Password", "Sign in with a passkey",
                      "Blocked and have no account? You can still", "<title>Sign in · guardsvc</title>",
-                     'data-failed="The passkey could not be used: it was cancelled, it timed out, or no matching '
-                     'passkey was found. Please try again."'],
+                     'data-failed="No passkey was used: the request was cancelled or timed out, or this device holds '
+                     'no passkey for this account. Please try again."',
+                     "The browser refused passkeys at this site's address. This is a setting of the site"],
              ["Lupa kata sandi?", "Alamat e-mail", "Kata sandi", "Masuk dengan passkey", "Anda tetap dapat",
               "Passkey tidak dapat dipakai", "Ikuti petunjuk browser"])
         assert '<html lang="en">' in html
@@ -170,7 +171,8 @@ def test_account_page_sections_in_english(person):
         "Sign out of all devices", "Recent sign-in history", "Signed in", "Change password",
         "Access tokens are not revoked; revoke them under Personal access tokens if needed.",
         # trusted devices
-        "Trusted devices", "This device is already trusted", "Laptop kantor", "This device", "Local IP",
+        "Trusted devices", "This device is already trusted", "Laptop kantor", "This device",
+        "In the list below this device is called",
         "Verified", "Rename", "Save name", 'aria-label="Stop trusting Laptop kantor"',
         # sessions
         "Active sessions", "This session", "Last active",

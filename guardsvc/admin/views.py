@@ -1,6 +1,4 @@
 """HTML door for administrators: ticket queue and decisions, blocks, audit log (/admin)."""
-import json
-
 from flask import Blueprint, flash, redirect, render_template, request, url_for
 from flask_login import current_user
 
@@ -17,6 +15,7 @@ from guardsvc.appeals.desk import answered_since_asked
 from guardsvc.appeals.schemas import TicketDecisionSchema
 from guardsvc.appeals.statuses import PENDING
 from guardsvc.audit import service as audit
+from guardsvc.admin.audit_words import action_label, detail_lines
 from guardsvc.blocks import service as blocks
 from guardsvc.passkeys.service import count_passkey_holders
 from guardsvc.blocks.schemas import BlockCreateSchema, BlockLiftSchema, BlockListQuerySchema
@@ -167,10 +166,13 @@ def sign_ins():
     return render_template("admin/sign_ins.html", events=events, filters=filters, results=RESULTS)
 
 
-@bp.app_template_filter("audit_fields")
-def audit_fields_filter(details):
-    """An audit entry's JSON details as a mapping (anything else is shown as it is)."""
-    try:
-        return json.loads(details) if details else None
-    except ValueError:
-        return details
+@bp.app_template_filter("audit_lines")
+def audit_lines_filter(details):
+    """An audit entry's details as ``[(label, value)]`` in the reader's words."""
+    return detail_lines(details)
+
+
+@bp.app_template_global("audit_label")
+def audit_label_global(action):
+    """What an audit entry records, in the reader's words."""
+    return action_label(action)

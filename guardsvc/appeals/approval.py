@@ -10,6 +10,7 @@ from datetime import timedelta
 from flask import current_app
 
 from guardsvc import messages
+from guardsvc.stored_texts import for_storage
 from guardsvc.storage import clock
 from guardsvc.blocks.allows import add_allow_entry, allow_entry_for
 from guardsvc.blocks.models import target_kind
@@ -85,7 +86,8 @@ def preview_approval(ticket, lift_ranges=False):
 
 def carry_out(ticket, plan, *, actor=None, origin_ip=None):
     """Lift the plan's blocks and add its allow entry; returns (lifted blocks, allow entries)."""
-    reason = messages.APPEAL_APPROVED_LIFT_REASON.format(ticket=ticket.ticket_number)
+    # Stored as its message id with the ticket: every reader reads it in their own language.
+    reason = for_storage(messages.APPEAL_APPROVED_LIFT_REASON, ticket=ticket.ticket_number)
     lifted = lift_blocks(plan.to_lift, actor=actor, reason=reason)
     queue_decision_deletions(lifted)  # a block imported from CrowdSec: delete that decision there, by its id
     queue_unbans(display_target(block.network) for block in lifted if target_kind(block) == "ip")  # fail2ban too

@@ -2,6 +2,7 @@
 from sqlalchemy import func, or_, select, update
 
 from guardsvc import messages
+from guardsvc.stored_texts import for_storage
 from guardsvc.storage import clock
 from guardsvc.appeals.conversation_models import ADMIN, APPELLANT, ResponseTemplate, TicketMessage
 from guardsvc.appeals.models import UnblockTicket
@@ -104,4 +105,4 @@ def block_ticket_device(ticket, *, actor, origin_ip=None):
     if not ticket.device_id:
         raise InvalidState(messages.TICKET_HAS_NO_DEVICE)
     return create_block(device_id=ticket.device_id, device_issued=ticket.device_issued, actor=actor,
-                        origin_ip=origin_ip, reason=messages.TICKET_DEVICE_BLOCK_REASON.format(ticket=ticket.ticket_number))
+                        origin_ip=origin_ip, reason=for_storage(messages.TICKET_DEVICE_BLOCK_REASON, ticket=ticket.ticket_number))

@@ -3,7 +3,7 @@ from marshmallow import fields
 
 from guardsvc.storage import clock
 from guardsvc.blocks.schemas import BlockCreateSchema, BlockListQuerySchema, block_kind, display_target_of
-from guardsvc.web.schema_fields import BaseSchema, Nullable, Timestamp
+from guardsvc.web.schema_fields import BaseSchema, Nullable, StoredText, Timestamp
 
 
 class AllowCreateSchema(BlockCreateSchema):
@@ -27,7 +27,7 @@ class AllowEntrySchema(BaseSchema):
     device_id = Nullable(attribute="device_label")  # a service-issued device cookie as a fingerprint
     paired_device_id = Nullable(attribute="paired_device_label")
     from_approval = fields.Boolean()
-    reason = Nullable()
+    reason = StoredText()
     active = fields.Function(lambda e: e.is_active_at(clock.utcnow()))
     state = fields.Function(lambda e: e.state_at(clock.utcnow()))
     created_at = Timestamp()

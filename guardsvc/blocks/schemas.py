@@ -8,7 +8,7 @@ from guardsvc.storage import clock
 from guardsvc.blocks.models import target_kind
 from guardsvc.blocks.networks import canonical_network, display_target, is_single_address
 from guardsvc.web.listing import SearchQuerySchema
-from guardsvc.web.schema_fields import BaseSchema, DeviceId, Integer, IpAddress, Nullable, Text, Timestamp
+from guardsvc.web.schema_fields import BaseSchema, DeviceId, Integer, IpAddress, Nullable, StoredText, Text, Timestamp
 
 MAX_MINUTES = 10 * 366 * 24 * 60  # ten years; beyond that, leave the expiry empty
 
@@ -112,7 +112,7 @@ class BlockCheckSchema(BaseSchema):
 
     blocked = fields.Boolean()
     reference = Nullable()
-    reason = Nullable()
+    reason = StoredText()
     expires_at = Timestamp()
 
 
@@ -135,7 +135,7 @@ class BlockSchema(BaseSchema):
     network = Nullable()
     device_id = Nullable(attribute="device_label")  # a service-issued device cookie as a fingerprint
     local_ip = Nullable()
-    reason = Nullable()
+    reason = StoredText()
     active = fields.Function(lambda b: b.is_active_at(clock.utcnow()), metadata={"type": "boolean"})
     state = fields.Function(lambda b: b.state_at(clock.utcnow()),
                             metadata={"type": "string", "enum": ["active", "lifted", "expired"]})
@@ -146,6 +146,6 @@ class BlockSchema(BaseSchema):
     lifted_at = Timestamp()
     lifted_by = fields.Function(lambda b: b.lifted_by.email if b.lifted_by else None,
                                 metadata={"type": "string", "nullable": True})
-    lift_reason = Nullable()
+    lift_reason = StoredText()
     self_release = fields.Boolean()
 

@@ -15,6 +15,7 @@ from flask import current_app
 from sqlalchemy import select
 
 from guardsvc import messages
+from guardsvc.stored_texts import for_storage
 from guardsvc.blocks.imported import active_imported_blocks, import_block, lift_imported_blocks
 from guardsvc.blocks.models import ORIGIN_CROWDSEC
 from guardsvc.blocks.networks import canonical_network
@@ -58,7 +59,7 @@ def apply_decisions(new, deleted, complete=False):
             continue
         decision_id, network, expires_at, scenario = target
         listed.add((decision_id, network))
-        reason = messages.CROWDSEC_BLOCK_REASON.format(decision_id=decision_id, scenario=scenario)
+        reason = for_storage(messages.CROWDSEC_BLOCK_REASON, decision_id=decision_id, scenario=scenario)
         block = import_block(ORIGIN_CROWDSEC, decision_id, network, expires_at, reason)
         if block is not None:
             created.append(block)
@@ -68,7 +69,7 @@ def apply_decisions(new, deleted, complete=False):
              or (complete and (block.source_decision_id, block.network) not in listed)]
     lifted = []
     for block in ended:
-        reason = messages.CROWDSEC_DECISION_ENDED.format(decision_id=block.source_decision_id)
+        reason = for_storage(messages.CROWDSEC_DECISION_ENDED, decision_id=block.source_decision_id)
         lifted += lift_imported_blocks([block], reason)
     return created, lifted
 

@@ -7,6 +7,7 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from guardsvc import messages
 from guardsvc.pages.navigation import safe_next
+from guardsvc.stored_texts import readable
 from guardsvc.web.doors import never_guarded
 from guardsvc.web.errors import BadRequest
 from guardsvc.web.humantime import human_age, human_date, human_number, human_time
@@ -65,6 +66,12 @@ def umur_filter(delta):
 @bp.app_template_filter("angka")
 def angka_filter(value):
     return human_number(value)
+
+
+@bp.app_template_filter("stored_text")
+def stored_text_filter(value):
+    """A text the service stored on people's behalf (a lifted block's reason), in the reader's language."""
+    return readable(value)
 
 
 def site_user():

@@ -10,6 +10,7 @@ from marshmallow.decorators import POST_DUMP, PRE_DUMP
 from sqlalchemy.engine import Row
 
 from guardsvc import messages
+from guardsvc.stored_texts import readable
 from guardsvc.storage import clock
 from guardsvc.web.identity import is_valid_device_id, normalize_ip
 
@@ -213,6 +214,18 @@ def Integer(*, strict=True, minimum=1, maximum=INT32_MAX, **kwargs):
 def Nullable(field_class=fields.String, **kwargs):
     """A dump field that may be null (documented as nullable in the API document)."""
     return field_class(allow_none=True, **kwargs)
+
+
+class _StoredText(fields.String):
+    """A text the service wrote on people's behalf (guardsvc.stored_texts), in the reader's language."""
+
+    def _serialize(self, value, attr, obj, **kwargs):
+        return super()._serialize(readable(value), attr, obj, **kwargs)
+
+
+def StoredText(**kwargs):
+    """A nullable dump field for a text the service may have written itself (a lifted block's reason)."""
+    return Nullable(_StoredText, **kwargs)
 
 
 def load_or_raise(schema, data):
