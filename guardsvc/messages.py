@@ -84,6 +84,9 @@ TICKET_NETWORK_CEILING = (_("Terlalu banyak permohonan dari jaringan Anda yang s
                           "Silakan coba lagi nanti."))
 APPEAL_FORM_REFUSED = (_("Permohonan belum dapat dikirim. Mohon periksa isian Anda, tunggu sebentar, "
                        "lalu kirim lagi."))
+APPEAL_FORM_TOO_FAST = (_("Formulir ini terkirim kurang dari {minimum} detik setelah dibuka. Untuk menahan kiriman "
+                          "otomatis, permohonan baru diterima sesudah itu. Tidak ada yang salah dengan isian Anda: "
+                          "kirim sekali lagi."))
 TICKET_NOT_FOUND = _("Nomor tiket tidak ditemukan.")
 TICKET_NOT_PENDING = _("Tiket ini sudah diputuskan sebelumnya dan tidak dapat diubah lagi.")
 TICKET_APPROVED_DEFAULT_NOTES = _("Permohonan disetujui.")

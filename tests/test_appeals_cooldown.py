@@ -93,7 +93,7 @@ def min_fill(app, monkeypatch):
 def test_a_form_sent_faster_than_a_person_types_is_refused_and_keeps_the_text(app, min_fill):
     response = form_post(browser(app), reason="Teks yang diketik orang ini.")
     assert response.status_code == 422
-    assert "Permohonan belum dapat dikirim" in text_of(response)
+    assert "terkirim kurang dari 3 detik setelah dibuka" in text_of(response)
     assert "Teks yang diketik orang ini." in text_of(response)
     assert pending(app) == []
 

@@ -2,8 +2,10 @@
 
 No third-party CAPTCHA: the form carries a signed time stamp of when it was
 served and a field people never see. A person takes more than a few seconds
-to explain themselves; a script that fills every field or posts at once is
-refused calmly, with nothing stored and nothing said about why.
+to explain themselves; a script that fills every field is refused calmly,
+with nothing stored and nothing said about why. A form sent too fast is told
+so, entries kept and its stamp carried over: a person who pasted or
+autofilled it only has to send it again a moment later.
 """
 import time
 
@@ -23,15 +25,33 @@ def form_stamp():
     return _serializer().dumps(int(time.time()))
 
 
-def looks_automated(form):
-    """True when the honeypot is filled or the form came back sooner than a person could."""
+TOO_FAST = "too_fast"
+AUTOMATED = "automated"
+
+
+def _served_at(form):
+    """When the form was served (its signed stamp), or None for a missing or forged stamp."""
+    try:
+        return int(_serializer().loads(form.get(STAMP_FIELD, "")))
+    except (BadSignature, TypeError, ValueError):
+        return None
+
+
+def carried_stamp(form):
+    """The stamp a form came back with, to serve it again (the time already spent still counts); else a new one."""
+    return form.get(STAMP_FIELD) if _served_at(form) is not None else form_stamp()
+
+
+def refusal(form):
+    """Why a submitted form looks automated, or None: AUTOMATED for a filled honeypot or a missing or
+    forged stamp (said no more about), TOO_FAST for a form sent sooner than a person usually could
+    (said plainly: a person who pasted or autofilled it only has to send it again)."""
     if form.get(HONEYPOT_FIELD, "").strip():
-        return True
+        return AUTOMATED
     minimum = current_app.config["APPEAL_MIN_FILL_SECONDS"]
     if minimum <= 0:
-        return False
-    try:
-        served = int(_serializer().loads(form.get(STAMP_FIELD, "")))
-    except (BadSignature, TypeError, ValueError):
-        return True
-    return time.time() - served < minimum
+        return None
+    served = _served_at(form)
+    if served is None:
+        return AUTOMATED
+    return TOO_FAST if time.time() - served < minimum else None

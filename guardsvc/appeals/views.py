@@ -1,5 +1,7 @@
 """HTML door for unblock appeals: the /banding form, its receipt and the status check."""
-from flask import Blueprint, current_app, redirect, render_template, request, session, url_for
+from functools import partial
+
+from flask import Blueprint, current_app, make_response, redirect, render_template, request, session, url_for
 from sqlalchemy.exc import SQLAlchemyError
 
 from guardsvc import messages
@@ -10,12 +12,12 @@ from guardsvc.appeals.schemas import TicketSubmitSchema
 from guardsvc.appeals.statuses import TABLE as TICKET_STATUSES, explanation
 from guardsvc.blocks.service import REFERENCE_PREFIX
 from guardsvc.web.doors import never_guarded
-from guardsvc.web.errors import Cooldown, NotFound, TooManyPending, is_connection_problem
+from guardsvc.web.errors import BadRequest, Cooldown, NotFound, TooManyPending, is_connection_problem
 from guardsvc.web.identity import current_client
 from guardsvc.web.original_request import safe_host, safe_path
 from guardsvc.pages.forms import load_form
 from guardsvc.web.stale_forms import rerender_when_stale
-from guardsvc.web.locale import current_language
+from guardsvc.web.locale import current_language, in_language, is_language, keep_chosen_language
 from guardsvc.storage.transaction import abandon
 
 bp = never_guarded(Blueprint("appeal_pages", __name__, url_prefix="/banding"))
@@ -32,18 +34,24 @@ bp.add_app_template_global(explanation, "ticket_explanation")
 
 
 def _render_form(values, *, errors=None, unavailable=False, refused=None, reference=None, failure=None,
-                 status=200, return_path=None):
+                 status=200, return_path=None, stamp=None):
+    """The appeal form; ``stamp``: the one it was first served with (the time spent on it still counts)."""
     return render_template("appeals/form.html", values=values, errors=errors, unavailable=unavailable,
-                           refused=refused, reference=reference, failure=failure, stamp=spam.form_stamp(),
-                           honeypot=spam.HONEYPOT_FIELD, stamp_field=spam.STAMP_FIELD,
-                           return_field=RETURN_FIELD, return_path=return_path), status
+                           refused=refused, reference=reference, failure=failure,
+                           stamp=stamp or spam.form_stamp(), honeypot=spam.HONEYPOT_FIELD,
+                           stamp_field=spam.STAMP_FIELD, return_field=RETURN_FIELD,
+                           return_path=return_path), status
+
+
+def _typed(form):
+    return {name: form.get(name, "") for name in FIELDS}
 
 
 @rerender_when_stale("appeal_pages.submit_appeal")
+@rerender_when_stale("appeal_pages.switch_language")
 def _stale_appeal_form(form):
-    values = {name: form.get(name, "") for name in FIELDS}
-    return _render_form(values, failure=messages.FORM_EXPIRED, status=400,
-                        return_path=safe_path(form.get(RETURN_FIELD)))
+    return _render_form(_typed(form), failure=messages.FORM_EXPIRED, status=400,
+                        return_path=safe_path(form.get(RETURN_FIELD)), stamp=spam.carried_stamp(form))
 
 
 @bp.get("")
@@ -61,26 +69,47 @@ def appeal_form():
 def submit_appeal():
     """Submit the appeal; success goes (303) to the receipt, trouble keeps the typed text."""
     data, errors, values = load_form(TicketSubmitSchema(), request.form, FIELDS)
-    return_path = safe_path(request.form.get(RETURN_FIELD))
+    # Shown again, the form keeps what was typed and the time it was first served.
+    again = partial(_render_form, values, return_path=safe_path(request.form.get(RETURN_FIELD)),
+                    stamp=spam.carried_stamp(request.form))
     if errors:
-        return _render_form(values, errors=errors, status=422, return_path=return_path)
-    if spam.looks_automated(request.form):
-        return _render_form(values, refused=messages.APPEAL_FORM_REFUSED, status=422, return_path=return_path)
+        return again(errors=errors, status=422)
+    refusal = spam.refusal(request.form)
+    if refusal is not None:
+        return again(refused=messages.APPEAL_FORM_TOO_FAST.format(minimum=current_app.config["APPEAL_MIN_FILL_SECONDS"])
+                     if refusal == spam.TOO_FAST else messages.APPEAL_FORM_REFUSED, status=422)
     try:
         ticket = service.submit_ticket(current_client(), **data, site=safe_host(request.host),
-                                       return_path=return_path, language=current_language())
+                                       return_path=safe_path(request.form.get(RETURN_FIELD)),
+                                       language=current_language())
     except Cooldown as cooldown:
         return render_template("appeals/cooldown.html", ticket_number=cooldown.ticket_number), 429
     except TooManyPending as ceiling:
-        return _render_form(values, refused=ceiling.message, status=429, return_path=return_path)
+        return again(refused=ceiling.message, status=429)
     except SQLAlchemyError as error:
         if not is_connection_problem(error):
             raise
         abandon()  # the page below must not meet a broken session
         current_app.logger.error("appeal form: database unavailable", exc_info=True)
-        return _render_form(values, unavailable=True, status=503, return_path=return_path)
+        return again(unavailable=True, status=503)
     session[SUBMITTED_KEY] = ticket.ticket_number
     return redirect(url_for(".submitted"), code=303)
+
+
+@bp.post("/bahasa")
+def switch_language():
+    """The header's language switch pressed on the appeal form: the form again in that language, as typed.
+
+    The switch submits this form (its ``form`` attribute), so nothing typed is lost and no script is
+    needed; nothing is sent or stored, only the choice is kept (like ``/bahasa`` does).
+    """
+    language = request.form.get("lang")
+    if not is_language(language):
+        raise BadRequest(messages.LANGUAGE_UNKNOWN)
+    with in_language(language):
+        body, status = _render_form(_typed(request.form), return_path=safe_path(request.form.get(RETURN_FIELD)),
+                                    stamp=spam.carried_stamp(request.form))
+    return keep_chosen_language(make_response(body, status), language)
 
 
 @bp.get("/terkirim")

@@ -11,7 +11,7 @@ from guardsvc.stored_texts import readable
 from guardsvc.web.doors import never_guarded
 from guardsvc.web.errors import BadRequest
 from guardsvc.web.humantime import human_age, human_date, human_number, human_time
-from guardsvc.web.locale import LANGUAGE_NAMES, current_language, is_language, keep_language_of, remember_language
+from guardsvc.web.locale import LANGUAGE_NAMES, current_language, is_language, keep_chosen_language
 
 log = logging.getLogger(__name__)
 
@@ -32,9 +32,7 @@ def choose_language():
     if not is_language(language):
         raise BadRequest(messages.LANGUAGE_UNKNOWN)
     back = safe_next(request.form.get("back"), url_for("pages.landing"))
-    if current_user.is_authenticated:
-        keep_language_of(current_user, language)
-    return remember_language(redirect(back, 303), language)
+    return keep_chosen_language(redirect(back, 303), language)
 
 
 @bp.app_context_processor

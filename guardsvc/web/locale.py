@@ -11,6 +11,7 @@ from contextlib import contextmanager
 
 from flask import current_app, has_request_context, request
 from flask_babel import force_locale, get_locale
+from flask_login import current_user
 
 from guardsvc.translation import LANGUAGES, LOCALES
 
@@ -53,6 +54,14 @@ def keep_language_of(user, language):
     to them go out in it, whoever causes them. Written only when it changed."""
     if user.language != language:
         user.language = language
+
+
+def keep_chosen_language(response, language):
+    """The switch was pressed: keep ``language`` in its cookie on ``response``, and on the signed-in
+    person's account (notices to them go out in it)."""
+    if current_user.is_authenticated:
+        keep_language_of(current_user, language)
+    return remember_language(response, language)
 
 
 def remember_language(response, language):
