@@ -24,6 +24,8 @@ def test_a_fingerprinted_url_is_kept_for_a_year_without_asking_again(client):
     response = client.get(url)
     assert response.status_code == 200 and response.headers["Cache-Control"] == IMMUTABLE
     assert response.get_data() == (STATIC / "css/site.css").read_bytes()
+    # No words in it: a cookie the first page set must not make the browser fetch it again.
+    assert "Vary" not in response.headers
 
 
 def test_any_other_url_of_a_static_file_is_revalidated(client):

@@ -17,6 +17,8 @@ sends guardsvc's session to the application beside it on the same host.
 from flask import request
 from flask.sessions import SecureCookieSessionInterface
 
+from guardsvc.web.doors import is_static
+
 
 def service_cookie_path(app):
     """The path guardsvc's own cookies (session, trust secret) are scoped to."""
@@ -39,6 +41,11 @@ class CookieSessionInterface(SecureCookieSessionInterface):
         return service_cookie_path(app)
 
     def save_session(self, app, session, response):
+        if is_static():
+            # A file under static/ is the same for everyone, and Flask-Login's after-request hook
+            # looks into the session on every request: never vary it by the cookie, or a browser
+            # fetches it again whenever a cookie changes (fingerprinted URL or not).
+            return
         if not (session or session.modified or session.accessed):
             return  # never read, never written: no cookie, no Vary
         if not session.modified and not (session.permanent and app.config["SESSION_REFRESH_EACH_REQUEST"]):

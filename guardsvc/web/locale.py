@@ -14,6 +14,7 @@ from flask_babel import force_locale, get_locale
 from flask_login import current_user
 
 from guardsvc.translation import LANGUAGES, LOCALES
+from guardsvc.web.doors import is_static
 
 LANGUAGE_NAMES = {"id": "Bahasa Indonesia", "en": "English"}
 COOKIE = "guardsvc_lang"
@@ -78,6 +79,11 @@ def remember_language(response, language):
 
 
 def vary_by_language(response):
-    """after_request: an answer whose words depend on the language says what they depend on."""
-    response.vary.update(("Accept-Language", "Cookie"))
+    """after_request: an answer whose words depend on the language says what they depend on.
+
+    A static file has no words: varying it by the cookies would make a browser fetch it again
+    whenever a cookie changes (the first page view sets some), fingerprinted URL or not.
+    """
+    if not is_static():
+        response.vary.update(("Accept-Language", "Cookie"))
     return response
