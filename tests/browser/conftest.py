@@ -33,13 +33,14 @@ def chromium():
 
 @pytest.fixture()
 def new_page(chromium, live_server):
-    """``new_page(**context_options)`` -> a page in a fresh browser profile on the live server."""
+    """``new_page(base_url=None, **context_options)`` -> a page in a fresh browser profile on the live
+    server (or at ``base_url``: another server, another name for it)."""
     contexts = []
 
-    def make(**options):
+    def make(base_url=None, **options):
         options.setdefault("viewport", {"width": 1280, "height": 900})
         options.setdefault("locale", "id-ID")
-        context = chromium.new_context(base_url=live_server.browser_url, **options)
+        context = chromium.new_context(base_url=base_url or live_server.browser_url, **options)
         context.set_default_timeout(10_000)
         contexts.append(context)
         return context.new_page()

@@ -39,24 +39,6 @@ def first_try_server(app):
     server.stop()
 
 
-@pytest.fixture()
-def open_at(chromium):
-    """``open_at(base_url, **options)`` -> a page in a fresh profile at that address."""
-    contexts = []
-
-    def make(base_url, **options):
-        options.setdefault("viewport", {"width": 1280, "height": 900})
-        options.setdefault("locale", "id-ID")
-        context = chromium.new_context(base_url=base_url, **options)
-        context.set_default_timeout(10_000)
-        contexts.append(context)
-        return context.new_page()
-
-    yield make
-    for context in contexts:
-        context.close()
-
-
 def switch_language(page):
     """Press the header's switch; returns the language the page is in afterwards."""
     before = page.locator("html").get_attribute("lang")
@@ -80,8 +62,8 @@ def no_violations(page, what):
     assert found == [], f"{what}: {found}"
 
 
-def test_passkeys_explain_themselves_at_an_ip_address(open_at, first_try_server, make_user):
-    page = open_at(first_try_server.url)
+def test_passkeys_explain_themselves_at_an_ip_address(new_page, first_try_server, make_user):
+    page = new_page(first_try_server.url)
     page.goto("/masuk")
     note = page.locator("#masuk-passkey-unavailable")
     expect(note).to_contain_text("bukan di alamat IP seperti 127.0.0.1")
@@ -99,8 +81,8 @@ def test_passkeys_explain_themselves_at_an_ip_address(open_at, first_try_server,
     expect(page.locator("#tambah-passkey-unavailable")).to_contain_text("not at an IP address such as 127.0.0.1")
 
 
-def test_a_page_opened_at_another_name_points_to_the_address_passkeys_work_at(open_at, live_server):
-    page = open_at(live_server.url)  # 127.0.0.1, while the service's address is localhost
+def test_a_page_opened_at_another_name_points_to_the_address_passkeys_work_at(new_page, live_server):
+    page = new_page(live_server.url)  # 127.0.0.1, while the service's address is localhost
     page.goto("/masuk")
     elsewhere = page.locator("#masuk-passkey-elsewhere")
     expect(elsewhere).to_be_visible()
@@ -186,9 +168,9 @@ def test_the_language_switch_keeps_what_was_typed_in_the_appeal(new_page, script
     expect(page.get_by_label("Nama lengkap")).to_have_value(TYPED["name"])
 
 
-def test_an_appeal_sent_too_fast_says_so_and_goes_through_when_sent_again(open_at, first_try_server):
+def test_an_appeal_sent_too_fast_says_so_and_goes_through_when_sent_again(new_page, first_try_server):
     for language in ("id", "en"):
-        page = open_at(first_try_server.url, locale="en-GB" if language == "en" else "id-ID")
+        page = new_page(first_try_server.url, locale="en-GB" if language == "en" else "id-ID")
         page.goto("/banding")
         opened = time.monotonic()
         page.locator("#name").fill(TYPED["name"])  # pasted or autofilled: well within 3 s
