@@ -42,6 +42,7 @@ COMMANDS = [
     (["tickets", "list"], 0),
     (["tickets", "decide", "TKT-00000000", "--approve"], 1),
     (["mail", "deliver", "--once"], 0),
+    (["mail", "show"], 0),
     (["blocks", "add", "--ip", "198.51.100.7", "--reason", "uji"], 0),
     (["blocks", "lift", "BLK-00000000"], 1),
     (["blocks", "list"], 0),

@@ -126,7 +126,9 @@ def test_enrol_confirm_and_see_recovery_codes_once(app, browser, make_user):
     assert started.status_code == 303 and started.headers["Location"] == "/akun#dua-langkah"
     page = text_of(browser.get("/akun"))
     assert '<svg width="' in page and "<title>Kode QR verifikasi dua langkah</title>" in page
-    secret = re.search(r'id="kunci-rahasia">([A-Z2-7]{32})<', page).group(1)
+    # Shown in groups of four (they wrap on a phone), one element each, nothing between them.
+    groups = re.search(r'id="kunci-rahasia">((?:<span class="secret-group">[A-Z2-7]{4}</span>){8})</span>', page)
+    secret = re.sub(r"<[^>]+>", "", groups.group(1))
     wrong = post_form(browser, "/akun/dua-langkah/aktifkan", {"code": "12345"}, page="/akun")
     assert wrong.status_code == 422
     assert "Kode verifikasi salah" in text_of(wrong)

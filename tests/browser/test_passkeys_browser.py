@@ -120,5 +120,6 @@ def test_add_sign_in_with_it_use_it_as_second_factor_and_remove(app, open_browse
     stranger = open_browser()
     stranger.goto("/masuk")
     stranger.get_by_role("button", name="Masuk dengan passkey").click()
-    expect(stranger.locator("#masuk-passkey-status")).to_contain_text("Passkey tidak dapat dipakai")
+    expect(stranger.locator("#masuk-passkey-status")).to_contain_text(
+        "perangkat ini tidak menyimpan passkey untuk akun ini")
     expect(stranger).to_have_url(re.compile(r"/masuk$"))
