@@ -7,7 +7,7 @@ from guardsvc import messages
 from guardsvc.storage import clock, codes
 from guardsvc.audit.service import record_event
 from guardsvc.blocks.events import queue_block_event
-from guardsvc.blocks.models import AllowEntry, Block, target_kind
+from guardsvc.blocks.models import MANUAL, AllowEntry, Block, target_kind
 from guardsvc.blocks.networks import candidate_networks, canonical_network
 from guardsvc.web.errors import InvalidState, NotFound, ValidationFailed
 from guardsvc.extensions import db
@@ -65,13 +65,13 @@ def _enforced_statement(network_params, matching):
     runs one statement: two NOT EXISTS probes of the allow entries' partial
     indexes, with the same bound prefixes and device id as the block branches.
     An entry paired with a device matches only that device at its address; an
-    approval's entry outranks only the blocks created before it (the probes are
+    approval's or a self-release's entry outranks only the blocks created before it (the probes are
     correlated with each matching block, of which a client has a handful at most).
     """
     blocks = matching.subquery("matching_blocks")
     conditions = (AllowEntry.removed_at.is_(None),
                   or_(AllowEntry.expires_at.is_(None), AllowEntry.expires_at > bindparam("now")),
-                  or_(AllowEntry.from_approval.is_(False), AllowEntry.created_at >= blocks.c.created_at))
+                  or_(AllowEntry.made_by == MANUAL, AllowEntry.created_at >= blocks.c.created_at))
     allowed_network = select(AllowEntry.id).where(
         AllowEntry.network.in_(network_params),
         or_(AllowEntry.paired_device_id.is_(None), AllowEntry.paired_device_id == bindparam("device_id")),

@@ -25,7 +25,7 @@ from guardsvc.sessions.models import UserSession
 from guardsvc.sessions.service import idle_cutoff
 from guardsvc.signin.models import LoginEvent
 from guardsvc.accounts.models import PasswordReset
-from guardsvc.blocks.models import AllowEntry
+from guardsvc.blocks.models import MANUAL, AllowEntry
 from guardsvc.webhooks.models import FINISHED as HOOKS_FINISHED, HookDelivery
 
 BATCH_SIZE = 500
@@ -120,10 +120,10 @@ def _old_resets_due(now, config):
 
 
 def _spent_approval_allows_due(now, config):
-    """An approval's allow entry pairs a person's address with their device: once it has ended
-    (expired or removed) for the retention period, nothing keeps the two linked."""
+    """An approval's or a self-release's allow entry pairs a person's address with their device: once
+    it has ended (expired or removed) for the retention period, nothing keeps the two linked."""
     ended = func.coalesce(AllowEntry.removed_at, AllowEntry.expires_at)
-    return (AllowEntry.from_approval.is_(True), ended < _days_ago(now, config, "RETENTION_DAYS"))
+    return (AllowEntry.made_by != MANUAL, ended < _days_ago(now, config, "RETENTION_DAYS"))
 
 
 RULES = [
@@ -134,7 +134,7 @@ RULES = [
     Rule("audit entries scrubbed", AuditEvent, _audit_due, _scrub_audit),
     Rule("idle sessions deleted", UserSession, _sessions_due, _delete(UserSession)),
     Rule("password reset links deleted", PasswordReset, _old_resets_due, _delete(PasswordReset)),
-    Rule("approval allow entries deleted", AllowEntry, _spent_approval_allows_due, _delete(AllowEntry)),
+    Rule("approval and self-release allow entries deleted", AllowEntry, _spent_approval_allows_due, _delete(AllowEntry)),
     Rule("finished webhook deliveries deleted", HookDelivery, _finished_long_ago(HookDelivery, HOOKS_FINISHED),
          _delete(HookDelivery)),
 ]
