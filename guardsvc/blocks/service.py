@@ -126,10 +126,11 @@ def find_active_block(ip_address=None, device_id=None, local_ip=None):
 
 def create_block(*, network=None, device_id=None, local_ip=None, reason=None, expires_at=None,
                  minutes=None, actor=None, origin_ip=None, origin=None, source_decision_id=None,
-                 device_issued=False, self_release=False):
+                 device_issued=False, self_release=False, source_origin=None):
     """Create a block on an IP/CIDR or a device id (exactly one), optionally expiring.
 
-    ``origin`` and ``source_decision_id`` name another system's decision it is imported from.
+    ``origin`` and ``source_decision_id`` name another system's decision it is imported from,
+    ``source_origin`` where that system says the decision came from.
     """
     network = checked_target(network, device_id)
     now = clock.utcnow()
@@ -138,13 +139,14 @@ def create_block(*, network=None, device_id=None, local_ip=None, reason=None, ex
                   local_ip=local_ip, reason=reason, expires_at=expires_at, created_at=now,
                   created_by_id=actor.id if actor else None, origin=origin,
                   source_decision_id=source_decision_id, device_issued=device_issued,
-                  self_release=self_release)
+                  self_release=self_release, source_origin=source_origin)
     db.session.add(block)
     db.session.flush()
     metrics.BLOCKS_CREATED.inc()
     record_event("block.created", block.reference, actor=actor, ip_address=origin_ip, details={
         "kind": target_kind(block), "narrowed": local_ip is not None, "reason": reason,
-        "expires_at": clock.isoformat(expires_at), **({"origin": origin} if origin else {})})
+        "expires_at": clock.isoformat(expires_at), **({"origin": origin} if origin else {}),
+        **({"self_release": True} if self_release else {})})
     queue_block_event("block.created", block)
     return block
 
