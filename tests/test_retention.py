@@ -101,6 +101,7 @@ def test_dry_run_counts_and_changes_nothing(app, runner, records):
         "tickets erased": "1", "sign-in events deleted": "1", "mail bodies removed": "2",
         "finished mail deleted": "1", "audit entries scrubbed": "1", "idle sessions deleted": "1",
         "password reset links deleted": "0", "approval and self-release allow entries deleted": "0",
+        "used self-release proofs deleted": "0", "self-release addresses erased": "0",
         "finished webhook deliveries deleted": "0"}
     assert snapshot(app) == before
 
@@ -111,6 +112,7 @@ def test_purge_erases_exactly_the_due_rows(app, runner, records):
                              "finished mail deleted": "1", "audit entries scrubbed": "1",
                              "idle sessions deleted": "1", "password reset links deleted": "0",
                              "approval and self-release allow entries deleted": "0",
+                             "used self-release proofs deleted": "0", "self-release addresses erased": "0",
                              "finished webhook deliveries deleted": "0"}
     after = snapshot(app)
     assert after["messages"] == [f"Pesan {fresh}"]  # the erased ticket's conversation went with it

@@ -218,6 +218,17 @@ def lift_block(reference, *, actor=None, reason=None, origin_ip=None):
     return block
 
 
+def set_self_release(reference, on, *, actor=None, origin_ip=None):
+    """Let the person under this block release it by a proof of work (``on``), or not; audited when it changes."""
+    block = get_block(reference)
+    if block.self_release != on:
+        block.self_release = on
+        db.session.flush()
+        record_event("block.self_release_changed", block.reference, actor=actor, ip_address=origin_ip,
+                     details={"self_release": on})
+    return block
+
+
 def blocks_on_client(ip_address, device_id):
     """Every active block on this IP (CIDR ranges included) or device id, oldest first.
 
