@@ -10,6 +10,7 @@ import pytest
 from tests.live import LiveServer, all_at_once
 from tests.self_release_support import CHALLENGE, RELEASE, solve
 
+pytestmark = pytest.mark.live
 RANGE = "127.0.12.0/24"
 
 
