@@ -322,8 +322,8 @@ def load_settings(instance_path):
         # the visitor's own proof of work (community and third-party lists: nobody here judged them).
         "SELF_RELEASE_ORIGINS": _names(read.text("SELF_RELEASE_ORIGINS", "CAPI,lists")),
         "SELF_RELEASE_CHALLENGE_SECONDS": read.number("SELF_RELEASE_CHALLENGE_SECONDS", 300, minimum=10),
-        # PBKDF2-SHA-256 iterations per attempt of the proof (about 5,000 attempts): docs/performance.md.
-        "SELF_RELEASE_COST": read.number("SELF_RELEASE_COST", 1000, minimum=1),
+        # PBKDF2-SHA-256 iterations per attempt of the proof (about 1,000 attempts): docs/performance.md.
+        "SELF_RELEASE_COST": read.number("SELF_RELEASE_COST", 2000, minimum=1),
         "SELF_RELEASE_HOURS": read.number("SELF_RELEASE_HOURS", 24, minimum=1),
         "SELF_RELEASE_COOLDOWN_DAYS": read.number("SELF_RELEASE_COOLDOWN_DAYS", 7),
         # Releases in any 60 minutes, everyone together; 0 turns self-release off.

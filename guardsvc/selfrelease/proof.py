@@ -24,7 +24,9 @@ from flask import current_app
 
 ALGORITHM = "PBKDF2/SHA-256"
 # Counters a browser tries, on average; the server's pick is uniform in [ATTEMPTS/2, 3*ATTEMPTS/2).
-ATTEMPTS = 5_000
+# Few attempts of many iterations: each WebCrypto call costs a browser about 0.25 ms of its own
+# besides the iterations (docs/performance.md), so many cheap attempts would be mostly that.
+ATTEMPTS = 1_000
 PAYLOAD_MAX = 8_000  # characters of base64: a real payload is well under 1,000
 _KEYS = {}
 
