@@ -374,7 +374,6 @@ def _names(text):
     return tuple(name.strip() for name in text.split(",") if name.strip())
 
 
-def read_int_quietly(value, default=1):
 def memory_limits_problem(workers):
     """Why ``memory://`` rate limits cannot serve ``workers`` processes: each would count on its own."""
     return ("GUARDSVC_RATELIMIT_STORAGE_URI: memory:// counts in each process, so "

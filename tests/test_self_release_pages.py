@@ -175,3 +175,17 @@ def test_retention_forgets_used_proofs_and_release_addresses(client, make_block,
     with app.app_context():
         release = db.session.query(SelfRelease).one()
         assert (release.ip_address, release.address_key, release.device_key) == (None, None, None)
+
+
+def test_a_browser_without_a_device_cookie_is_offered_it_and_gets_its_device_on_the_page(app, make_block):
+    make_block(network=RANGE, self_release=True)
+    where = from_ip("127.0.14.77")
+    first = app.test_client()  # a browser on its very first page, under an address block
+    blocked = first.get("/akun", headers={"Accept": "text/html"}, **where)
+    assert blocked.status_code == 403 and 'id="buka-sendiri"' in text_of(blocked)
+    fresh = app.test_client()  # and one that reaches the self-release page with no cookie at all
+    page = fresh.get("/lepas-blokir", **where)
+    cookies = page.headers.getlist("Set-Cookie")
+    assert len([cookie for cookie in cookies if cookie.startswith("guardsvc_device=")]) == 1
+    payload = solve(page_challenge(text_of(page)))
+    assert post_form(fresh, "/lepas-blokir", {"altcha": payload}, page="/lepas-blokir", **where).status_code == 303

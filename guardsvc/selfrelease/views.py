@@ -4,6 +4,7 @@ The block page (and the appeal form with ``?ref=``) offer the page through
 ``self_release_offer`` only when the visitor may release itself now. Without
 JavaScript the page says that the appeal form is the way.
 """
+from dataclasses import replace
 from datetime import datetime
 
 from flask import Blueprint, redirect, render_template, request, session, url_for
@@ -13,7 +14,7 @@ from guardsvc.selfrelease.limits import self_release_limit
 from guardsvc.storage.transaction import ends_with
 from guardsvc.web.doors import never_guarded
 from guardsvc.web.errors import GuardError, ValidationFailed
-from guardsvc.web.identity import client_ip, current_client
+from guardsvc.web.identity import DEVICE_HEADER, client_ip, current_client, device_to_issue
 from guardsvc.web.original_request import original_page, safe_path
 
 # Blocked visitors are who opens it: never guarded.
@@ -30,11 +31,21 @@ def _render(client, *, return_path, failure=None, status=200):
                            expected_attempts=service.expected_attempts()), status
 
 
+def _browser_client():
+    """The caller; a browser that has no device cookie yet gets its id now, so its challenge is bound to
+    the device it will have (the cookie goes out with this page)."""
+    client = current_client()
+    if client.device_id is None and DEVICE_HEADER not in request.headers:
+        issued = device_to_issue()
+        client = replace(client, device_id=issued, device_cookie=issued)
+    return client
+
+
 @bp.get("")
 @self_release_limit
 def page():
     """The self-release page: the proof computed in the browser, or why the appeal form is the way."""
-    return _render(current_client(), return_path=safe_path(request.args.get(RETURN_FIELD)))
+    return _render(_browser_client(), return_path=safe_path(request.args.get(RETURN_FIELD)))
 
 
 @bp.post("")
@@ -65,11 +76,16 @@ def done():
 
 @bp.app_template_global()
 def self_release_offer(return_path=None):
-    """The link to the self-release page when the visitor may release itself now, else None."""
+    """The link to the self-release page when the visitor may release itself now, else None.
+
+    A browser without a device cookie yet (its first page under an address block) is offered it too:
+    the self-release page gives it its device.
+    """
     try:
         found = service.standing(current_client())
     except GuardError:  # malformed identity headers: the page that shows this says so itself
         return None
-    if found.state != service.OPEN:
+    browser_without_device = found.state == service.NO_DEVICE and DEVICE_HEADER not in request.headers
+    if found.state != service.OPEN and not browser_without_device:
         return None
     return url_for("self_release_pages.page", **{RETURN_FIELD: return_path or original_page()[1]})
