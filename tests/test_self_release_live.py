@@ -64,8 +64,8 @@ def test_a_payload_sent_many_times_at_once_releases_once(live_server, make_block
 
 @pytest.fixture(scope="module")
 def capped_server(app):
-    """Three workers and at most three releases an hour in all."""
-    server = LiveServer(workers=3, env={"GUARDSVC_SELF_RELEASE_PER_HOUR": "3"})
+    """Two workers and at most three releases an hour in all."""
+    server = LiveServer(workers=2, env={"GUARDSVC_SELF_RELEASE_PER_HOUR": "3"})
     yield server
     server.stop()
 
