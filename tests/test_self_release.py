@@ -247,3 +247,18 @@ def test_crowdsec_decisions_of_the_configured_origins_are_self_releasable(ctx, o
                 "duration": "3h59m0s", "scenario": "crowdsecurity/ssh-bf"}
     (block,), _ = apply_decisions([decision], [])
     assert block.self_release is releasable and block.source_origin == origin
+
+
+def test_releases_and_refusals_are_counted_in_the_metrics(client, make_block):
+    from prometheus_client import REGISTRY
+
+    def count(outcome):
+        return REGISTRY.get_sample_value("guardsvc_self_releases_total", {"outcome": outcome}) or 0
+
+    make_block(network=RANGE, self_release=True)
+    released, refused, challenges = count("released"), count("proof_malformed"), REGISTRY.get_sample_value(
+        "guardsvc_self_release_challenges_total") or 0
+    assert release(client, "kacau").status_code == 422
+    assert release(client, solved(client)).status_code == 201
+    assert (count("released"), count("proof_malformed")) == (released + 1, refused + 1)
+    assert REGISTRY.get_sample_value("guardsvc_self_release_challenges_total") == challenges + 1
