@@ -59,6 +59,9 @@ os.environ.update({
     # endpoints (``_clean_tables``), never because a period ran out: that read would land in
     # whichever request came next, and the statement budgets count every statement.
     "GUARDSVC_WEBHOOK_REFRESH_SECONDS": "86400",
+    # Self-release proofs at the smallest cost (one PBKDF2 iteration an attempt): a test solves one in
+    # milliseconds; bench/self_release_solve.py measures the real cost in Chromium.
+    "GUARDSVC_SELF_RELEASE_COST": "1",
 })
 
 from sqlalchemy import create_engine, exists, literal, select, text, union_all  # noqa: E402

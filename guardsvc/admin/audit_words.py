@@ -23,6 +23,8 @@ ACTIONS = {
     "ticket.note": messages.AUDIT_TICKET_NOTE,
     "block.created": messages.AUDIT_BLOCK_CREATED,
     "block.lifted": messages.AUDIT_BLOCK_LIFTED,
+    "block.self_released": messages.AUDIT_BLOCK_SELF_RELEASED,
+    "block.self_release_changed": messages.AUDIT_BLOCK_SELF_RELEASE_CHANGED,
     "allow.created": messages.AUDIT_ALLOW_CREATED,
     "allow.removed": messages.AUDIT_ALLOW_REMOVED,
     "user.created": messages.AUDIT_USER_CREATED,
@@ -43,6 +45,8 @@ DETAILS = {
     "email": messages.AUDIT_EMAIL, "role": messages.AUDIT_ROLE, "old": messages.AUDIT_OLD, "new": messages.AUDIT_NEW,
     "kind": messages.AUDIT_KIND, "narrowed": messages.AUDIT_NARROWED, "reason": messages.AUDIT_REASON,
     "expires_at": messages.AUDIT_EXPIRES, "origin": messages.AUDIT_ORIGIN, "notes": messages.AUDIT_NOTES,
+    "self_release": messages.AUDIT_SELF_RELEASE, "release": messages.AUDIT_RELEASE,
+    "allowed_until": messages.AUDIT_ALLOWED_UNTIL,
     "lifted_blocks": messages.AUDIT_LIFTED_BLOCKS, "allow_entries": messages.AUDIT_ALLOW_ENTRIES,
     "site": messages.AUDIT_SITE, "tokens_revoked": messages.AUDIT_TOKENS_REVOKED,
     "token_name": messages.AUDIT_TOKEN_NAME, "token_id": messages.AUDIT_TOKEN_ID,
@@ -78,6 +82,8 @@ def _value(key, value):
     """One detail's value as people read it."""
     if key == "expires_at":
         return str(messages.AUDIT_UNTIL_LIFTED) if value is None else _when(value)
+    if key == "allowed_until" and value is not None:
+        return _when(value)
     if value is None:
         return "—"
     if isinstance(value, bool):
