@@ -176,16 +176,26 @@ def test_per_address_limits_are_exact_over_both_workers(server):
 
 
 def test_the_status_page_stays_fast_during_a_password_flood(server):
-    """40 addresses guess passwords (production hashing); the status page hashes nothing."""
+    """40 addresses guess passwords (production hashing); the status page hashes nothing.
+
+    Measured against the flood itself, at the same moment on the same machine: with threads and
+    the hashing cap, a status page is answered beside the hashes (its p90 well under the time a
+    guess takes to be hashed), beyond-cap guesses get 503 at once. A sync worker, gunicorn's default,
+    would queue each status page behind at least one whole hash. The absolute figure (p90 under
+    1 s on a quiet machine) is bench/hash_flood.py's to print.
+    """
     url, _, _ = server
     stop = threading.Event()
+    guesses = []  # (status, seconds) of each guess
 
     def flood(n):
         session = requests.Session()
         while not stop.is_set():
-            session.post(url + "/api/auth/tokens", json={"email": f"korban{n}@example.com",
-                                                         "password": "tebakan-salah-1"},
-                         headers={"X-Forwarded-For": f"203.0.113.{n + 1}"}, timeout=60)
+            started = time.monotonic()
+            answer = session.post(url + "/api/auth/tokens", json={"email": f"korban{n}@example.com",
+                                                                  "password": "tebakan-salah-1"},
+                                  headers={"X-Forwarded-For": f"203.0.113.{n + 1}"}, timeout=60)
+            guesses.append((answer.status_code, time.monotonic() - started, answer.headers.get("Retry-After")))
             stop.wait(0.05)
 
     threads = [threading.Thread(target=flood, args=(n,)) for n in range(FLOOD_ADDRESSES)]
@@ -204,8 +214,10 @@ def test_the_status_page_stays_fast_during_a_password_flood(server):
         stop.set()
         for thread in threads:
             thread.join(60)
+    hashed = [seconds for status, seconds, _ in guesses if status == 401]
+    assert hashed and any(status == 503 and retry for status, _, retry in guesses)  # the cap answered at once
     p90 = statistics.quantiles(timings, n=10)[-1]
-    assert p90 < 1.0, sorted(timings)
+    assert p90 < statistics.median(hashed), (sorted(timings), statistics.median(hashed))
 
 
 def test_memory_rate_limits_with_several_workers_are_refused_however_asked(installed):
