@@ -100,8 +100,8 @@ def test_dry_run_counts_and_changes_nothing(app, runner, records):
     assert {label: value.split()[0] for label, value in report.items()} == {
         "tickets erased": "1", "sign-in events deleted": "1", "mail bodies removed": "2",
         "finished mail deleted": "1", "audit entries scrubbed": "1", "idle sessions deleted": "1",
-        "password reset links deleted": "0", "approval allow entries deleted": "0",
-        "finished webhook deliveries deleted": "0"}
+        "password reset links deleted": "0", "e-mailed sign-in codes deleted": "0",
+        "approval allow entries deleted": "0", "finished webhook deliveries deleted": "0"}
     assert snapshot(app) == before
 
 
@@ -110,7 +110,7 @@ def test_purge_erases_exactly_the_due_rows(app, runner, records):
     assert purge(runner) == {"tickets erased": "1", "sign-in events deleted": "1", "mail bodies removed": "2",
                              "finished mail deleted": "1", "audit entries scrubbed": "1",
                              "idle sessions deleted": "1", "password reset links deleted": "0",
-                             "approval allow entries deleted": "0",
+                             "e-mailed sign-in codes deleted": "0", "approval allow entries deleted": "0",
                              "finished webhook deliveries deleted": "0"}
     after = snapshot(app)
     assert after["messages"] == [f"Pesan {fresh}"]  # the erased ticket's conversation went with it

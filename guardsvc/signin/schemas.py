@@ -1,7 +1,7 @@
 """Shapes of login history records and queries."""
 from marshmallow import fields
 
-from guardsvc.web.schema_fields import BaseSchema, Choice, Integer, Nullable, SecondFactorCode, Timestamp
+from guardsvc.web.schema_fields import BaseSchema, Choice, EmailCode, Integer, Nullable, SecondFactorCode, Timestamp
 from guardsvc.signin.models import RESULTS
 from guardsvc.web.useragent import describe_user_agent
 
@@ -20,6 +20,10 @@ class LoginEventSchema(BaseSchema):
                              metadata={"type": "string"})
     result = fields.String(metadata={"enum": list(RESULTS)})
     alerted = fields.Boolean()
+    country = Nullable(metadata={"description": "Negara alamat IP (kode ISO 3166-1 alpha-2) menurut basis data "
+                                                "GeoIP; null bila tidak diketahui."})
+    city = Nullable(metadata={"description": "Kota menurut basis data GeoIP (nama bahasa Inggris); null bila "
+                                             "tidak diketahui."})
 
 
 class AdminLoginEventSchema(LoginEventSchema):
@@ -39,3 +43,9 @@ class CodeStepSchema(BaseSchema):
     """The code step of the web sign-in (``/masuk/kode``): a TOTP or recovery code."""
 
     code = SecondFactorCode(required=True)
+
+
+class EmailCodeStepSchema(BaseSchema):
+    """The e-mailed-code step of the web sign-in (``/masuk/kode-email``)."""
+
+    code = EmailCode(required=True)
