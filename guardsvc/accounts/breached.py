@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 
 import rbloom
-from flask import current_app
+from flask import current_app, has_app_context
 
 log = logging.getLogger("guardsvc.passwords")
 FILE_NAME = "breached-passwords.bloom"
@@ -89,7 +89,7 @@ _FILTER = _Filter()
 
 def is_breached(password):
     """True when ``password`` is on the loaded breach list (or, about once in ten million, looks so)."""
-    if not isinstance(password, str):
+    if not isinstance(password, str) or not has_app_context():  # no app, no instance folder: no list
         return False
     bloom = _FILTER.current(filter_path())
     if bloom is None:
