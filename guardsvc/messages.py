@@ -265,8 +265,8 @@ NOTICE_PASSKEY_NAME = _("Nama passkey")
 
 # Where a sign-in comes from (guardsvc.places), the e-mailed sign-in code, breached passwords.
 PLACE_UNKNOWN = _("Tidak diketahui")
-SIGNIN_ALERT_NEW_COUNTRY_SUBJECT = _("Peringatan keamanan: akun guardsvc Anda dimasuki dari negara baru ({place})")
-EMAIL_CODE_SUBJECT = _("Kode verifikasi untuk masuk ke akun guardsvc Anda dari {place}")
+SIGNIN_ALERT_NEW_COUNTRY_SUBJECT = _("Peringatan keamanan: masuk dari negara baru ({place})")
+EMAIL_CODE_SUBJECT = _("Kode untuk masuk ke guardsvc dari {place}")
 EMAIL_CODE_SENT = _("Akun ini dimasuki dari tempat baru. Kami mengirim kode 8 angka ke alamat e-mail akun; "
                     "masukkan kode itu untuk menyelesaikan masuk (kolom email_code).")
 EMAIL_CODE_RENEWED = _("Kode itu sudah tidak berlaku (waktunya habis atau terlalu banyak percobaan salah). "

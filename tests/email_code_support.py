@@ -10,7 +10,7 @@ from guardsvc.storage import clock
 from tests.factories import PASSWORD
 from tests.signin_support import BROWSER_UA, TOKENS
 
-CODE_LINE = re.compile(r"^ {4}([0-9]{8})$", re.MULTILINE)
+CODE_LINE = re.compile(r"^ {4}([0-9]{8})\r?$", re.MULTILINE)
 
 
 def token_from(client, email, ip, *, email_code=None, password=PASSWORD, language=None, device="laptop-1"):

@@ -72,10 +72,10 @@ def test_the_code_e_mail_and_the_answer_speak_the_holders_and_the_callers_langua
     asked = token_from(client, jakartan.email, TOKYO, language="id")
     assert "kode 8 angka" in asked.get_json()["message"]
     [(subject, text, _code)] = code_mails(app, jakartan.email)
-    assert subject == "Verification code to sign in to your guardsvc account from Tokyo, Japan"
+    assert subject == "Code to sign in to guardsvc from Tokyo, Japan"
     assert "Location" in text and "Tokyo, Japan" in text
     english = token_from(client, jakartan.email, TOKYO, email_code="00000000", language="en")
-    assert english.get_json()["message"] == "The code from the e-mail is wrong."
+    assert english.get_json()["message"] == "The code from the email is wrong."
 
 
 def test_the_indonesian_holder_reads_the_databases_indonesian_city_name(app, client, jakartan):
@@ -168,8 +168,7 @@ def test_an_account_with_2fa_is_asked_its_second_factor_and_its_alert_says_new_c
     assert code_mails(app, jakartan.email) == []
     with app.app_context():
         alert = db.session.scalar(select(OutboxMessage).where(OutboxMessage.kind == "signin_alert"))
-    assert alert.subject == ("Peringatan keamanan: akun guardsvc Anda dimasuki dari negara baru "
-                             "(Amsterdam, Belanda)")
+    assert alert.subject == "Peringatan keamanan: masuk dari negara baru (Amsterdam, Belanda)"
     assert "Negara baru" in alert.body_text and "Amsterdam, Belanda" in alert.body_text
 
 
