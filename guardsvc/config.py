@@ -278,6 +278,8 @@ def load_settings(instance_path):
         "TRUST_LIFETIME_DAYS": read.number("TRUST_LIFETIME_DAYS", 90),
         # A MaxMind-format City or Country database the operator supplies (guardsvc.places); unset: no locations.
         "GEOIP_DATABASE": read.text("GEOIP_DATABASE"),
+        # Where `flask passwords load-breached` writes the breached-password filter; unset: the instance folder.
+        "BREACHED_PASSWORDS_FILE": read.text("BREACHED_PASSWORDS_FILE"),
         "MAIL_SERVER": read.text("MAIL_SERVER"),
         "MAIL_PORT": read.number("MAIL_PORT", 25),
         "MAIL_USERNAME": read.text("MAIL_USERNAME"),

@@ -57,6 +57,8 @@ os.environ.update({
     # endpoints (``_clean_tables``), never because a period ran out: that read would land in
     # whichever request came next, and the statement budgets count every statement.
     "GUARDSVC_WEBHOOK_REFRESH_SECONDS": "86400",
+    # Never the checkout's own instance folder: a list loaded there by hand must not refuse test passwords.
+    "GUARDSVC_BREACHED_PASSWORDS_FILE": str(_TMP / "breached-passwords.bloom"),
 })
 
 from sqlalchemy import create_engine, exists, literal, select, text, union_all  # noqa: E402

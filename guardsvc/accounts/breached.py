@@ -22,7 +22,6 @@ from flask import current_app, has_app_context
 
 log = logging.getLogger("guardsvc.passwords")
 FILE_NAME = "breached-passwords.bloom"
-META_NAME = "breached-passwords.json"
 # The rate the filter is built for. rbloom's filters come out somewhat above their target
 # (1e-6 gave 1.8 per million in our measurement), so the target is ten times lower than the
 # one in a million the filter must stay below.
@@ -42,7 +41,14 @@ def keep_key(key):
 
 
 def filter_path(app=None):
-    return Path((app or current_app).instance_path) / FILE_NAME
+    """Where the filter lives: ``GUARDSVC_BREACHED_PASSWORDS_FILE``, else the instance folder."""
+    app = app or current_app
+    return Path(app.config.get("BREACHED_PASSWORDS_FILE") or Path(app.instance_path) / FILE_NAME)
+
+
+def facts_path(app=None):
+    """What the last load said about itself, beside the filter."""
+    return filter_path(app).with_suffix(".json")
 
 
 class _Filter:

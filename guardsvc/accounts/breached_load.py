@@ -17,7 +17,7 @@ from pathlib import Path
 
 import rbloom
 
-from guardsvc.accounts.breached import FALSE_POSITIVE_RATE, META_NAME, _FILTER, filter_path, keep_key
+from guardsvc.accounts.breached import FALSE_POSITIVE_RATE, _FILTER, facts_path, filter_path, keep_key
 from guardsvc.storage.clock import isoformat, utcnow
 
 _LINE = re.compile(rb"\A\s*([0-9A-Fa-f]{40})(?::([0-9]{1,12}))?\s*\Z")
@@ -112,7 +112,7 @@ def load_breached(source, app, *, min_count=1, skip_bad=False):
     report.file_bytes = target.stat().st_size
     report.loaded_at = isoformat(utcnow())
     report.seconds = time.perf_counter() - started
-    _write_meta(target.with_name(META_NAME), report)
+    _write_meta(facts_path(app), report)
     _FILTER.checked_at = float("-inf")  # this process reads the new filter at its next check
     return report
 
@@ -127,6 +127,6 @@ def _write_meta(path, report):
 def loaded_list(app):
     """What the last load wrote about itself (entries, when, from which file), or None."""
     try:
-        return json.loads((filter_path(app).with_name(META_NAME)).read_text(encoding="utf-8"))
+        return json.loads(facts_path(app).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
