@@ -4,7 +4,6 @@ import os
 import shutil
 from datetime import datetime, timedelta
 
-import pytest
 
 from guardsvc.places import geoip
 from guardsvc.places.geoip import Place, check_database, locate

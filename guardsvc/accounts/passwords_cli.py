@@ -25,7 +25,8 @@ def load_breached_command(file, min_count, skip_bad):
                                    f"(--skip-bad skips them): {bad}") from None
     record_event("passwords.breached_loaded", AUDIT_TARGET, details={
         "entries": report.entries, "source": report.source, "min_count": report.min_count})
-    click.echo(f"loaded {report.entries} breached password hashes from {report.source} "
+    hashes = "hash" if report.entries == 1 else "hashes"
+    click.echo(f"loaded {report.entries} breached password {hashes} from {report.source} "
                f"({report.lines} lines; {report.skipped_rare} seen fewer than {min_count} times and "
                f"{report.bad_lines} bad lines skipped) into {filter_path()} "
                f"({report.file_bytes / 1e6:.1f} MB) in {report.seconds:.1f} s")
