@@ -20,10 +20,10 @@ class LoginEventSchema(BaseSchema):
                              metadata={"type": "string"})
     result = fields.String(metadata={"enum": list(RESULTS)})
     alerted = fields.Boolean()
-    country = Nullable(metadata={"description": "Negara alamat IP (kode ISO 3166-1 alpha-2) menurut basis data "
-                                                "GeoIP; null bila tidak diketahui."})
-    city = Nullable(metadata={"description": "Kota menurut basis data GeoIP (nama bahasa Inggris); null bila "
-                                             "tidak diketahui."})
+    # Where the address was by the operator's GeoIP database (ISO 3166-1 code; the city's English
+    # name); null when it did not say.
+    country = Nullable(metadata={"pattern": "^[A-Z]{2}$"})
+    city = Nullable()
 
 
 class AdminLoginEventSchema(LoginEventSchema):
