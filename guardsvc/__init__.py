@@ -5,27 +5,32 @@ from pathlib import Path
 
 from werkzeug.middleware.proxy_fix import ProxyFix
 
-from guardsvc.config import SettingsError, load_settings
+from guardsvc import packaged
+from guardsvc.config import SettingsError, instance_path, load_settings
 from guardsvc.web.application import GuardsvcFlask
-
-PROJECT_ROOT = Path(__file__).resolve().parent.parent
 
 
 def create_app(config=None):
     """Build the application: settings, extensions, doors, error handling, commands."""
-    app = GuardsvcFlask(__name__, instance_relative_config=True,
-                        template_folder=str(PROJECT_ROOT / "templates"),
-                        static_folder=str(PROJECT_ROOT / "static"))
+    app = GuardsvcFlask(__name__, instance_relative_config=True, instance_path=instance_path(),
+                        template_folder=str(packaged.folder("templates")),
+                        static_folder=str(packaged.folder("static")))
     # Owner only: it holds the secret key and, by default, the database.
     Path(app.instance_path).mkdir(mode=0o700, parents=True, exist_ok=True)
     try:
+        refuse_unconfigured_server()
+        problems = packaged.missing()
+        if problems:
+            raise SettingsError(problems, heading="guardsvc cannot start, files it needs are missing:")
         app.config.update(load_settings(app.instance_path))
     except SettingsError as problems:
         if config is not None:  # a caller that builds its own app (tests) handles it
             raise
         # `flask ...` and `gunicorn wsgi:app`: one readable message and a non-zero exit, no traceback.
         sys.stderr.write(f"{problems}\n")
-        raise SystemExit(2) from None
+        # In a gunicorn worker, 3 (gunicorn's "worker failed to boot") stops the server instead of
+        # starting the same worker again and again.
+        raise SystemExit(3 if "gunicorn.arbiter" in sys.modules else 2) from None
     app.config.update(config or {})
     configure_logging(app)
     trust_proxies(app)
@@ -36,6 +41,22 @@ def create_app(config=None):
     register_error_handlers(app)
     register_commands(app)
     return app
+
+
+def refuse_unconfigured_server():
+    """Served by gunicorn without guardsvc's server settings: refuse, naming the fix.
+
+    Without them gunicorn runs one sync worker (a password hash holds every page), writes
+    access lines unredacted, and counts metrics per worker; a quiet start would hide all of it.
+    """
+    from guardsvc.config import server_configured
+
+    if "gunicorn.arbiter" in sys.modules and not server_configured():
+        raise SettingsError([
+            "gunicorn runs without guardsvc's server settings (gunicorn.conf.py): start it in the "
+            "project directory (`gunicorn wsgi:app`), or with `gunicorn -c python:guardsvc.gunicorn_conf "
+            "wsgi:app`, or import them into your own configuration file "
+            "(`from guardsvc.gunicorn_conf import *`)"])
 
 
 def configure_logging(app):
@@ -75,10 +96,11 @@ def register_extensions(app):
     from guardsvc.translation import install_translations
     from guardsvc.web.locale import select_locale
     import guardsvc.models  # noqa: F401  (registers every table)
+    from sqlalchemy.orm import configure_mappers
 
     init_cookie_session(app)
     init_database(app)
-    migrate.init_app(app, db, directory=str(PROJECT_ROOT / "migrations"), render_as_batch=True,
+    migrate.init_app(app, db, directory=str(packaged.folder("migrations")), render_as_batch=True,
                      compare_type=True)
     login_manager.init_app(app)
     csrf.init_app(app)
@@ -89,6 +111,9 @@ def register_extensions(app):
     init_mail_templates(app)
     init_auth(app)
     init_places(app)
+    # Every mapper complete now, in every process (web, worker, each CLI command), not at the first
+    # query: code that fills ORM objects itself (storage/inserts.py) needs their attribute machinery.
+    configure_mappers()
 
 
 def init_places(app):

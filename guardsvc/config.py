@@ -21,10 +21,9 @@ TRUE, FALSE = {"1", "true", "yes", "on"}, {"0", "false", "no", "off"}
 class SettingsError(ValueError):
     """The settings cannot be used; ``problems`` lists every one, each naming its variable."""
 
-    def __init__(self, problems):
+    def __init__(self, problems, heading="guardsvc cannot start, its settings have problems:"):
         self.problems = list(problems)
-        super().__init__("guardsvc cannot start, its settings have problems:\n"
-                         + "\n".join(f"  - {problem}" for problem in self.problems))
+        super().__init__(heading + "\n" + "\n".join(f"  - {problem}" for problem in self.problems))
 
 
 class _Reader:
@@ -358,14 +357,78 @@ def _check_together(settings, read):
     if shared and not read.text("SECRET_KEY"):
         read.problems.append("GUARDSVC_SECRET_KEY: must be set when the database is shared (not SQLite): "
                              "every node must sign sessions and seal secrets with the same key")
-    workers = read_int_quietly(os.environ.get("WEB_CONCURRENCY"))
-    if settings["RATELIMIT_STORAGE_URI"].startswith("guardsvc-memory://") and workers > 1:
-        read.problems.append("GUARDSVC_RATELIMIT_STORAGE_URI: memory:// counts per process; with "
-                             f"WEB_CONCURRENCY={workers} workers use redis://... instead")
+    workers = _asked_workers(read) or 1
+    if memory_limits(read) and workers > 1:
+        read.problems.append(memory_limits_problem(workers))
 
 
-def read_int_quietly(value, default=1):
+def memory_limits_problem(workers):
+    """Why ``memory://`` rate limits cannot serve ``workers`` processes: each would count on its own."""
+    return ("GUARDSVC_RATELIMIT_STORAGE_URI: memory:// counts in each process, so "
+            f"{workers} workers would allow {workers} times every limit; use redis://... "
+            "(or one worker: GUARDSVC_WORKERS=1)")
+
+
+def memory_limits(read=None):
+    """True when rate limits are on and counted in this process's memory (the default store)."""
+    read = read or _Reader()
+    return (read.flag("RATELIMIT_ENABLED", True)
+            and read.text("RATELIMIT_STORAGE_URI", "memory://").startswith("memory://"))
+
+
+def _asked_workers(read):
+    """Worker processes asked for by ``GUARDSVC_WORKERS`` (else gunicorn's ``WEB_CONCURRENCY``); None: unsaid."""
+    if read.text("WORKERS") is not None:
+        return read.number("WORKERS", 1, minimum=1)
     try:
-        return int(value)
-    except (TypeError, ValueError):
-        return default
+        return int(os.environ.get("WEB_CONCURRENCY", ""))
+    except ValueError:
+        return None
+
+
+def instance_path():
+    """``GUARDSVC_INSTANCE_PATH`` (secret key, SQLite file, local files), or None: Flask's own choice.
+
+    Flask's choice is ``instance/`` beside the checkout's package, or ``<venv>/var/guardsvc-instance``
+    for an installed package (docs/production.md).
+    """
+    value = _Reader().text("INSTANCE_PATH")
+    return str(Path(value).resolve()) if value else None
+
+
+def server_settings():
+    """gunicorn's settings from ``GUARDSVC_*`` (guardsvc.gunicorn_conf); raises SettingsError.
+
+    Workers: ``GUARDSVC_WORKERS``, else one when rate limits are counted in memory (exact only in
+    one process) and two otherwise. Threads: eight for one worker, four each for several, so a
+    password hash (slow on purpose) never holds a whole process.
+    """
+    read = _Reader()
+    in_memory = memory_limits(read)
+    workers = _asked_workers(read) or (1 if in_memory else 2)
+    settings = {
+        "bind": read.text("BIND", "127.0.0.1:8000"),
+        "workers": workers,
+        "threads": read.number("THREADS", 8 if workers == 1 else 4, minimum=1),
+        "control_socket": read.text("CONTROL_SOCKET"),
+        "metrics_dir": os.environ.get("PROMETHEUS_MULTIPROC_DIR"),
+        "memory_limits": in_memory,
+    }
+    if read.problems:
+        raise SettingsError(read.problems)
+    return settings
+
+
+# Set by guardsvc.gunicorn_conf in gunicorn's master, so every worker it forks knows it is served
+# with the project's server settings.
+SERVER_CONFIGURED = PREFIX + "SERVED_BY_PROJECT_CONFIG"
+
+
+def mark_server_configured(metrics_dir):
+    """Tell the processes this one starts that the server runs with guardsvc's settings and metrics dir."""
+    os.environ[SERVER_CONFIGURED] = "1"
+    os.environ["PROMETHEUS_MULTIPROC_DIR"] = metrics_dir
+
+
+def server_configured():
+    return os.environ.get(SERVER_CONFIGURED) == "1"

@@ -26,14 +26,14 @@ SOURCE = Path(__file__).resolve().parent.parent / ROOT_PACKAGE
 # Bottom to top. A module imports its own layer and the layers below it, never one above; every
 # first-level name under guardsvc (a package or a top-level module) has its place here.
 LAYERS = (
-    ("base", {"config", "extensions", "messages", "translation"}),
+    ("base", {"config", "extensions", "messages", "translation", "packaged"}),
     ("storage", {"storage"}),
     ("edge", {"web", "cli"}),
     ("shared services", {"openapi", "ratelimits", "metrics"}),
     ("features", {"accounts", "appeals", "audit", "blocks", "crowdsec", "outbox", "pages", "passkeys", "places",
                   "sessions", "signin", "trust", "twofactor", "webhooks"}),
     ("desk", {"admin", "retention"}),
-    ("factory", {ROOT_PACKAGE, "models", "command_line"}),
+    ("factory", {ROOT_PACKAGE, "models", "command_line", "gunicorn_conf"}),
 )
 
 

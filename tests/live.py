@@ -7,6 +7,7 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -39,23 +40,28 @@ def free_port():
 
 
 class LiveServer:
-    """``gunicorn wsgi:app`` with ``workers`` processes of four threads each, in a process group of its own.
+    """``gunicorn wsgi:app`` as the project starts it, in a process group of its own.
 
-    The app is imported once and forked (``--preload``): a start then costs one
-    import instead of one per worker. Workers still are separate processes, each
-    opening its own database connections after the fork.
+    It runs in the project directory, so gunicorn reads ``gunicorn.conf.py`` (worker
+    class, threads, the redacting access log, the metrics folder, the start-up checks);
+    the address and the sizes go through the settings operators use (GUARDSVC_BIND,
+    GUARDSVC_WORKERS, GUARDSVC_THREADS), and each server counts its metrics in a folder
+    of its own. One flag differs from production: the app is imported once and forked
+    (``--preload``), so a start costs one import instead of one per worker; workers
+    still are separate processes, each opening its own database connections after the fork.
     """
 
-    def __init__(self, workers=4, env=None, port=None):
+    def __init__(self, workers=4, env=None, port=None, threads=4, stdout=subprocess.DEVNULL):
         self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}"
+        self.metrics_dir = tempfile.mkdtemp(prefix="guardsvc-live-metrics-")
         gunicorn = Path(sys.executable).with_name("gunicorn")
+        settings = {"GUARDSVC_BIND": f"127.0.0.1:{self.port}", "GUARDSVC_WORKERS": str(workers),
+                    "GUARDSVC_THREADS": str(threads), "PROMETHEUS_MULTIPROC_DIR": self.metrics_dir}
         self.process = subprocess.Popen(
-            [str(gunicorn), "--bind", f"127.0.0.1:{self.port}", "--workers", str(workers),
-             "--worker-class", "gthread", "--threads", "4", "--log-level", "warning", "--preload",
-             # The default control socket is one path for every gunicorn on the machine.
-             "--no-control-socket", "wsgi:app"],
-            cwd=ROOT, env={**os.environ, **(env or {})}, start_new_session=True)
+            [str(gunicorn), "--log-level", "warning", "--preload", "wsgi:app"],
+            # Access lines go to stdout: a test that reads them passes a file.
+            cwd=ROOT, env={**os.environ, **settings, **(env or {})}, start_new_session=True, stdout=stdout)
         self._wait()
 
     def _wait(self):

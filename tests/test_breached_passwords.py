@@ -1,10 +1,6 @@
 """Breached passwords, offline: the list is loaded into a Bloom filter; setting one is refused, signing in
 with one asks for a change."""
 import hashlib
-import os
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 from sqlalchemy import select
@@ -119,16 +115,3 @@ def test_signing_in_with_a_listed_password_works_and_asks_for_a_change(app, tmp_
     assert "Ganti sekarang, sebelum orang lain memakainya" in text_of(client.get("/akun/kata-sandi"))
     other = make_user(email="aman@example.com")
     assert request_token(client, other.email, password=PASSWORD).get_json()["password_breached"] is False
-
-
-def test_the_command_works_first_on_a_freshly_migrated_database_in_its_own_process(app, tmp_path):
-    """The suite's database is migrated and empty: the command is the first thing a new process does with it."""
-    env = {**os.environ, "GUARDSVC_BREACHED_PASSWORDS_FILE": str(tmp_path / "fresh.bloom")}
-    done = subprocess.run([str(Path(sys.executable).with_name("flask")), "--app", "guardsvc", "passwords",
-                           "load-breached", str(write_list(tmp_path / "list.txt", sha1(LEAKED)))],
-                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.startswith("loaded 1 breached password hash") and (tmp_path / "fresh.bloom").exists()
-    assert oct((tmp_path / "fresh.bloom").stat().st_mode & 0o777) == "0o600"
-    with app.app_context():
-        assert db.session.scalar(select(AuditEvent.action)) == "passwords.breached_loaded"

@@ -16,12 +16,38 @@ def test_the_image_runs_unprivileged_and_copies_what_exists():
     dockerfile = (ROOT / "Dockerfile").read_text()
     user = re.findall(r"^USER (\S+)$", dockerfile, re.M)
     assert user and user[-1] not in ("root", "0")
-    assert "HEALTHCHECK" in dockerfile and "/healthz" in dockerfile and "wsgi:app" in dockerfile
-    # The English catalogue is compiled in the image (the .mo files are never committed).
-    assert re.search(r"^RUN .*\n?.*pybabel compile -d guardsvc/translations", dockerfile, re.M)
+    assert "HEALTHCHECK" in dockerfile and "/healthz" in dockerfile
+    # A regular install: the build compiles the catalogues and copies templates, static files and
+    # migrations into the package (tests/test_installed_wheel.py runs such a build).
+    assert re.search(r"^RUN pip install \. ", dockerfile, re.M)
     for line in re.findall(r"^COPY (.+) \S+$", dockerfile, re.M):
         for source in line.split():
             assert (ROOT / source).exists(), source
+    assert "gunicorn.conf.py" in re.findall(r"^COPY (.+) \S+$", dockerfile, re.M)[0].split()
+
+
+def _start_lines():
+    """Every line that starts the web server in what the project ships."""
+    compose = yaml.safe_load((ROOT / "deploy/compose.yaml").read_text())
+    return {
+        "Dockerfile": re.findall(r"^CMD (.+)$", (ROOT / "Dockerfile").read_text(), re.M)[-1],
+        "scripts/run": [line for line in (ROOT / "scripts/run").read_text().splitlines()
+                        if "bin/gunicorn" in line][-1],
+        "systemd": re.findall(r"^ExecStart=(.+)$", (ROOT / "deploy/systemd/guardsvc-web.service").read_text(),
+                              re.M)[0],
+        "compose": " ".join(compose["services"]["web"].get("command", ["(the image's CMD)"])),
+    }
+
+
+def test_every_way_of_starting_the_server_leaves_its_settings_to_gunicorn_conf_py():
+    lines = _start_lines()
+    assert lines["Dockerfile"] == '["gunicorn", "wsgi:app"]'
+    assert lines["scripts/run"].split() == [".venv/bin/gunicorn", "wsgi:app"]
+    assert lines["systemd"].split()[1:] == ["wsgi:app"] and lines["systemd"].endswith("/bin/gunicorn wsgi:app")
+    assert lines["compose"] == "(the image's CMD)"
+    for where, line in lines.items():
+        assert "--" not in line, (where, line)  # no flag repeats what the configuration file says
+    assert "from guardsvc.gunicorn_conf import *" in (ROOT / "gunicorn.conf.py").read_text()
 
 
 def test_compose_has_every_part_and_takes_secrets_from_files():

@@ -9,6 +9,7 @@ every transaction and nothing is prepared.
 import os
 import shutil
 import subprocess
+import sys
 import tempfile
 import textwrap
 from pathlib import Path
@@ -78,10 +79,21 @@ def pooled_app(url, **settings):
     return create_app({"TESTING": True, "SQLALCHEMY_DATABASE_URI": url, **settings})
 
 
-def test_startup_options_are_what_a_transaction_pooler_refuses(pgbouncer):
+def test_startup_options_are_what_a_transaction_pooler_refuses_and_the_error_names_the_setting(pgbouncer):
     flask_app = pooled_app(pgbouncer, DATABASE_TRANSACTION_POOLING=False)
-    with flask_app.app_context(), pytest.raises(Exception, match="options"):
+    with flask_app.app_context(), pytest.raises(Exception, match="GUARDSVC_DATABASE_TRANSACTION_POOLING=true"):
         db.session.execute(text("SELECT 1"))
+
+
+def test_an_operator_running_a_command_through_the_pooler_reads_the_fix(pgbouncer, tmp_path):
+    """``flask db current`` as its own process: the error on the screen names the setting."""
+    env = {**os.environ, "GUARDSVC_DATABASE_URL": pgbouncer}
+    env.pop("GUARDSVC_DATABASE_TRANSACTION_POOLING", None)
+    flask = Path(sys.executable).with_name("flask")
+    refused = subprocess.run([str(flask), "--app", "guardsvc", "db", "current"], capture_output=True, text=True,
+                             env=env, cwd=tmp_path, timeout=120)
+    assert refused.returncode != 0
+    assert "GUARDSVC_DATABASE_TRANSACTION_POOLING=true" in refused.stderr
 
 
 def test_every_transaction_carries_the_statement_timeout_and_nothing_is_prepared(pgbouncer):

@@ -10,7 +10,7 @@ class AllowCreateSchema(BlockCreateSchema):
     """A new allow entry: ``ip`` (address or CIDR) or ``device_id``; optional reason and expiry."""
 
     class Meta:
-        exclude = ("local_ip",)
+        exclude = ("local_ip", "self_release")
 
 
 class AllowListQuerySchema(BlockListQuerySchema):

@@ -21,9 +21,11 @@ BLOCK_COLUMNS = ("reference", "state", "target", "local_ip", "created_at", "expi
 @click.option("--local-ip", default=None, help="Only when the client reports this local IP.")
 @click.option("--reason", default=None, help="Why (shown to administrators).")
 @click.option("--minutes", default=None, help="Expire after this many minutes (default: never).")
-def add(ip, device_id, local_ip, reason, minutes):
+@click.option("--self-release", is_flag=True, help="The visitor may release it by a proof of work.")
+def add(ip, device_id, local_ip, reason, minutes, self_release):
     """Create a block; its reference is printed alone on the last line."""
-    raw = {"ip": ip, "device_id": device_id, "local_ip": local_ip, "reason": reason, "minutes": minutes}
+    raw = {"ip": ip, "device_id": device_id, "local_ip": local_ip, "reason": reason, "minutes": minutes,
+           "self_release": self_release}
     data = run_or_exit(load_or_raise, BlockCreateSchema(),
                        {key: value for key, value in raw.items() if value is not None})
     block = run_or_exit(service.create_block, network=data.pop("ip"), **data)

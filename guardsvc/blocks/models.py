@@ -57,6 +57,8 @@ class Block(db.Model):
     source_decision_id: Mapped[int | None] = mapped_column(BigInteger)
     # The device id is a browser's service-issued device cookie (shown only as a fingerprint).
     device_issued: Mapped[bool] = mapped_column(default=False, server_default=false())
+    # The person under it may release it by a proof of work (a low-risk block, contract section 14).
+    self_release: Mapped[bool] = mapped_column(default=False, server_default=false())
 
     created_by = relationship("User", foreign_keys=[created_by_id])
     lifted_by = relationship("User", foreign_keys=[lifted_by_id])

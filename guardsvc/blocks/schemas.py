@@ -61,6 +61,8 @@ class BlockCreateSchema(BaseSchema):
     reason = _optional(Text, max_length=1000, multiline=True, blank_as_none=True)
     minutes = _optional(Integer, strict=False, maximum=MAX_MINUTES)
     expires_at = _optional(UtcDateTime)
+    # The person under it may release it by a proof of work (contract section 14).
+    self_release = fields.Boolean(load_default=False, error_messages={"invalid": messages.FIELD_BAD_BOOLEAN})
 
     @pre_load
     def _blank_minutes_mean_none(self, data, **kwargs):
@@ -145,4 +147,5 @@ class BlockSchema(BaseSchema):
     lifted_by = fields.Function(lambda b: b.lifted_by.email if b.lifted_by else None,
                                 metadata={"type": "string", "nullable": True})
     lift_reason = Nullable()
+    self_release = fields.Boolean()
 

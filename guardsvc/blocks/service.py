@@ -126,7 +126,7 @@ def find_active_block(ip_address=None, device_id=None, local_ip=None):
 
 def create_block(*, network=None, device_id=None, local_ip=None, reason=None, expires_at=None,
                  minutes=None, actor=None, origin_ip=None, origin=None, source_decision_id=None,
-                 device_issued=False):
+                 device_issued=False, self_release=False):
     """Create a block on an IP/CIDR or a device id (exactly one), optionally expiring.
 
     ``origin`` and ``source_decision_id`` name another system's decision it is imported from.
@@ -137,7 +137,8 @@ def create_block(*, network=None, device_id=None, local_ip=None, reason=None, ex
     block = Block(reference=_unused_reference(), network=network, device_id=device_id,
                   local_ip=local_ip, reason=reason, expires_at=expires_at, created_at=now,
                   created_by_id=actor.id if actor else None, origin=origin,
-                  source_decision_id=source_decision_id, device_issued=device_issued)
+                  source_decision_id=source_decision_id, device_issued=device_issued,
+                  self_release=self_release)
     db.session.add(block)
     db.session.flush()
     metrics.BLOCKS_CREATED.inc()

@@ -36,9 +36,9 @@ import psycopg
 from flask import has_request_context
 from flask_babel.speaklater import LazyString
 from psycopg.types.string import StrDumper
-from sqlalchemy import event, text
+from sqlalchemy import event, inspect, text
 from sqlalchemy.engine import make_url
-from sqlalchemy.exc import TimeoutError as PoolTimeout
+from sqlalchemy.exc import DBAPIError, TimeoutError as PoolTimeout
 from sqlalchemy.pool import QueuePool
 
 from guardsvc.extensions import db
@@ -91,7 +91,7 @@ def init_database(app):
         event.listen(engine, "connect", _sqlite_pragmas(int(config["SQLITE_BUSY_TIMEOUT_SECONDS"] * 1000)))
     elif uri.startswith("postgresql+psycopg"):
         answer_limit = config["DATABASE_STATEMENT_TIMEOUT_SECONDS"] + ANSWER_GRACE_SECONDS
-        event.listen(engine, "do_connect", _bounded_connect(answer_limit))
+        event.listen(engine, "do_connect", _bounded_connect(answer_limit, pooled))
         event.listen(engine.pool, "checkout", lambda *_: deadline.pinging(False))
         if pooled:
             event.listen(engine, "begin", _timeout_per_transaction(statement_ms))
@@ -103,7 +103,15 @@ def _timeout_per_transaction(statement_ms):
     return begin
 
 
-def _bounded_connect(answer_limit):
+# What PgBouncer (and other poolers in transaction mode) answer to the statement timeout we send
+# as a startup option.
+_POOLER_REFUSAL = "unsupported startup parameter"
+POOLER_FIX = ("the database (a pooler such as PgBouncer in transaction mode) refused the startup option "
+              "that sets the statement timeout: set GUARDSVC_DATABASE_TRANSACTION_POOLING=true, which sets "
+              "it inside every transaction instead")
+
+
+def _bounded_connect(answer_limit, pooled):
     def connect(_dialect, _record, cargs, cparams):
         serving = deadline.remaining() is not None
         if serving and not deadline.database_breaker.allows():
@@ -116,7 +124,10 @@ def _bounded_connect(answer_limit):
         started = time.monotonic()
         try:
             connection = BoundedConnection.connect(*cargs, **params)
-        except psycopg.OperationalError:
+        except psycopg.OperationalError as exc:
+            if not pooled and _POOLER_REFUSAL in str(exc):
+                log.error(POOLER_FIX)
+                raise psycopg.OperationalError(f"{exc}".strip() + f"\n{POOLER_FIX}") from exc
             if serving and time.monotonic() - started >= deadline.BREAKER_EVIDENCE_SECONDS:
                 _trip_and_cut_waits()  # it accepted nothing, or answered nothing, for a while
             raise
@@ -304,8 +315,12 @@ def _owner_only_sqlite_file(path):
 _HEADS = "guardsvc.schema_heads"  # app.extensions: the revisions the code's migrations end in
 
 
-def schema_is_current(app):
-    """True when the database's Alembic revision is the code's head (read from the migrations once)."""
+def schema_state(app):
+    """``"current"``, ``"behind"`` (a migration is still to run) or ``"missing"`` (never migrated).
+
+    Compares the database's Alembic revision with the code's head (read from the migrations
+    once). A database that cannot be reached raises, as any query would.
+    """
     heads = app.extensions.get(_HEADS)
     if heads is None:
         from alembic.config import Config
@@ -314,5 +329,11 @@ def schema_is_current(app):
         config = Config()
         config.set_main_option("script_location", app.extensions["migrate"].directory)
         heads = app.extensions[_HEADS] = frozenset(ScriptDirectory.from_config(config).get_heads())
-    stored = {row[0] for row in db.session.execute(text("SELECT version_num FROM alembic_version"))}
-    return stored == heads
+    try:
+        stored = {row[0] for row in db.session.execute(text("SELECT version_num FROM alembic_version"))}
+    except DBAPIError:
+        db.session.rollback()
+        if inspect(db.engine).has_table("alembic_version"):  # unreachable: that raises again here
+            raise
+        return "missing"
+    return "current" if stored == heads else "behind"

@@ -1,6 +1,6 @@
 """gunicorn's access log without secrets: one-time links and tokens in access lines are masked.
 
-Used by ``scripts/run`` (``--logger-class guardsvc.web.access_log.RedactingLogger``). With
+The server configuration (guardsvc/gunicorn_conf.py) makes it gunicorn's logger class. With
 ``GUARDSVC_LOG_FORMAT=json`` each access line is a JSON object carrying the request id the
 application echoed in ``X-Request-Id``.
 """

@@ -4,7 +4,7 @@ from flask import Blueprint, current_app, jsonify
 from guardsvc import messages
 
 from guardsvc.web.doors import json_door, never_guarded
-from guardsvc.storage.database import schema_is_current
+from guardsvc.storage.database import schema_state
 from guardsvc.web.errors import render_failure
 
 bp = never_guarded(json_door(Blueprint("health", __name__)))
@@ -19,7 +19,14 @@ def healthz():
 
 @bp.get("/readyz")
 def readyz():
-    """The database answers and its schema is the code's (503 while a migration is still to run)."""
-    if not schema_is_current(current_app):
-        return render_failure(503, messages.SCHEMA_BEHIND, headers={"Retry-After": "5"})
+    """The database answers and its schema is the code's; else 503 with the reason.
+
+    ``reason`` is for the operator's orchestrator: ``schema_behind`` (a migration is still to run),
+    ``schema_missing`` (``flask --app guardsvc db upgrade`` never ran on this database); a database
+    that cannot be reached is the usual 503 of every request.
+    """
+    state = schema_state(current_app)
+    if state != "current":
+        return render_failure(503, messages.SCHEMA_BEHIND, headers={"Retry-After": "5"},
+                              extra={"reason": f"schema_{state}"})
     return jsonify(success=True, status="ready")
