@@ -150,6 +150,7 @@ def register_blueprints(app):
     from guardsvc.admin import openapi_paths as admin_paths
     from guardsvc.appeals import openapi_paths as appeals_paths
     from guardsvc.blocks import openapi_paths as blocks_paths
+    from guardsvc.selfrelease import openapi_paths as self_release_paths
     from guardsvc.metrics.door import init_metrics
     from guardsvc.openapi.document import init_openapi
     from guardsvc.signin import openapi_paths as signin_paths
@@ -162,6 +163,8 @@ def register_blueprints(app):
     from guardsvc.blocks.forward_auth import bp as forward_auth
     from guardsvc.blocks.edge_api import bp as edge_api
     from guardsvc.crowdsec.api import bp as crowdsec_api
+    from guardsvc.selfrelease.api import bp as self_release_api
+    from guardsvc.selfrelease.views import bp as self_release_pages
     from guardsvc.blocks.views import bp as block_pages
     from guardsvc.web.health import bp as health
     from guardsvc.signin.api import bp as signin_api
@@ -182,14 +185,15 @@ def register_blueprints(app):
     from guardsvc.admin.allows_views import bp as admin_allow_pages
     from guardsvc.admin.desk_views import bp as admin_desk_pages
 
-    init_openapi(app, (appeals_paths, trust_paths, accounts_paths, signin_paths, blocks_paths, admin_paths))
+    init_openapi(app, (appeals_paths, trust_paths, accounts_paths, signin_paths, blocks_paths, self_release_paths,
+                       admin_paths))
     init_metrics(app, scrape_time_gauges())
     for blueprint in (health, accounts_api, trust_api, appeals_api, signin_api, blocks_api,
-                      admin_api, admin_allows_api, forward_auth, edge_api, crowdsec_api):
+                      admin_api, admin_allows_api, forward_auth, edge_api, crowdsec_api, self_release_api):
         app.register_blueprint(blueprint)
     for blueprint in (pages, appeal_pages, conversation_pages, account_pages, session_pages, recovery_pages,
                       trust_pages, signin_pages, passkey_signin_pages, security_pages, passkey_pages, reauth_pages,
-                      admin_pages, admin_allow_pages, admin_desk_pages, block_pages):
+                      admin_pages, admin_allow_pages, admin_desk_pages, block_pages, self_release_pages):
         app.register_blueprint(blueprint)
 
 

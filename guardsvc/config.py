@@ -321,6 +321,17 @@ def load_settings(instance_path):
         "CROWDSEC_PULL_SECONDS": read.number("CROWDSEC_PULL_SECONDS", 10),
         "CROWDSEC_TIMEOUT_SECONDS": read.number("CROWDSEC_TIMEOUT_SECONDS", kind=float, default=10),
         "CROWDSEC_RETRY_SECONDS": read.number("CROWDSEC_RETRY_SECONDS", 30),
+        # Self-release (contract section 14): CrowdSec decisions of these origins may be released by
+        # the visitor's own proof of work (community and third-party lists: nobody here judged them).
+        "SELF_RELEASE_ORIGINS": _names(read.text("SELF_RELEASE_ORIGINS", "CAPI,lists")),
+        "SELF_RELEASE_CHALLENGE_SECONDS": read.number("SELF_RELEASE_CHALLENGE_SECONDS", 300, minimum=10),
+        # PBKDF2-SHA-256 iterations per attempt of the proof (about 1,000 attempts): docs/performance.md.
+        "SELF_RELEASE_COST": read.number("SELF_RELEASE_COST", 2000, minimum=1),
+        "SELF_RELEASE_HOURS": read.number("SELF_RELEASE_HOURS", 24, minimum=1),
+        "SELF_RELEASE_COOLDOWN_DAYS": read.number("SELF_RELEASE_COOLDOWN_DAYS", 7),
+        # Releases in any 60 minutes, everyone together; 0 turns self-release off.
+        "SELF_RELEASE_PER_HOUR": read.number("SELF_RELEASE_PER_HOUR", 200),
+        "RATELIMIT_SELF_RELEASE": read.limit("RATELIMIT_SELF_RELEASE", "20 per minute;100 per day"),
         # Webhooks (guardsvc.webhooks): endpoints come from `flask webhooks add`; these shape delivery.
         # One deadline for a whole POST (connect, send, answer).
         "WEBHOOK_TIMEOUT_SECONDS": read.number("WEBHOOK_TIMEOUT_SECONDS", kind=float, default=5, minimum=0.1),
@@ -360,6 +371,11 @@ def _check_together(settings, read):
     workers = _asked_workers(read) or 1
     if memory_limits(read) and workers > 1:
         read.problems.append(memory_limits_problem(workers))
+
+
+def _names(text):
+    """``"CAPI, lists"`` -> ``("CAPI", "lists")``: a comma-separated list, blanks dropped."""
+    return tuple(name.strip() for name in text.split(",") if name.strip())
 
 
 def memory_limits_problem(workers):

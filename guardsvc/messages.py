@@ -150,6 +150,24 @@ FORWARD_AUTH_SECRET_INVALID = _("Rahasia forward auth tidak ada atau salah.")
 
 # Allow entries
 ALLOW_NOT_FOUND = _("Daftar izin tidak ditemukan.")
+# Self-release (contract section 14).
+SELF_RELEASE_NOT_BLOCKED = _("Anda tidak sedang diblokir; tidak ada yang perlu dibuka.")
+SELF_RELEASE_APPEAL = _("Blokir ini tidak dapat dibuka sendiri. Ajukan banding melalui formulir: {url}")
+SELF_RELEASE_USED_UP = _("Alamat IP atau perangkat ini sudah membuka blokir sendiri baru-baru ini. "
+                         "Ajukan banding melalui formulir: {url}")
+SELF_RELEASE_CLOSED = _("Pembukaan blokir sendiri sedang tidak tersedia karena terlalu banyak permintaan. "
+                        "Ajukan banding melalui formulir: {url}")
+SELF_RELEASE_NEEDS_DEVICE = _("Pembukaan blokir sendiri memerlukan ID perangkat (cookie perangkat atau X-Device-Id).")
+SELF_RELEASE_PROOF_MALFORMED = _("Bukti kerja tidak terbaca. Muat ulang halaman lalu coba lagi.")
+SELF_RELEASE_PROOF_WRONG = _("Bukti kerja tidak sah.")
+SELF_RELEASE_PROOF_EXPIRED = _("Tantangan sudah kedaluwarsa. Minta tantangan baru lalu coba lagi.")
+SELF_RELEASE_PROOF_OTHER_CLIENT = _("Tantangan ini dibuat untuk alamat IP atau perangkat lain.")
+SELF_RELEASE_PROOF_USED = _("Bukti kerja ini sudah dipakai. Minta tantangan baru lalu coba lagi.")
+SELF_RELEASE_BLOCKS_CHANGED = _("Blokir Anda berubah sejak tantangan dibuat. Minta tantangan baru lalu coba lagi.")
+SELF_RELEASE_DONE = _("Blokir dibuka untuk alamat IP dan perangkat ini.")
+SELF_RELEASE_ALLOW_REASON = _("Dibuka sendiri oleh pengunjung: {references}")
+SELF_RELEASE_SWITCHED_ON = _("Blokir {reference} kini dapat dibuka sendiri oleh pengunjung.")
+SELF_RELEASE_SWITCHED_OFF = _("Blokir {reference} kini tidak dapat dibuka sendiri oleh pengunjung.")
 ALLOW_NOT_ACTIVE = _("Daftar izin ini sudah tidak aktif.")
 
 # CrowdSec bouncers (the decision stream).

@@ -12,3 +12,4 @@ from guardsvc.sessions.models import UserSession  # noqa: F401
 from guardsvc.crowdsec.models import Bouncer, DecisionDeletion, SentDecision  # noqa: F401
 from guardsvc.webhooks.models import HookDelivery, WebhookEndpoint  # noqa: F401
 from guardsvc.passkeys.models import Passkey, PasskeyChallenge  # noqa: F401
+from guardsvc.selfrelease.models import ReleaseGate, ReleasedBlock, SelfRelease, UsedProof  # noqa: F401

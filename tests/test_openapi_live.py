@@ -39,7 +39,7 @@ CHECKS = ("not_a_server_error", "status_code_conformance", "content_type_conform
 def limited_server(app):
     # Limits on, so their headers and 429 are checked too: submit and sign-in get room for their
     # own answers (201, 401, 422, the cooldown 429); the status check keeps a tight limit.
-    server = LiveServer(workers=2, env={"GUARDSVC_RATELIMIT_ENABLED": "true",
+    server = LiveServer(workers=1, threads=8, env={"GUARDSVC_RATELIMIT_ENABLED": "true",
                                         "GUARDSVC_RATELIMIT_SUBMIT": "1000 per minute",
                                         "GUARDSVC_RATELIMIT_AUTH": "60 per minute",
                                         "GUARDSVC_RATELIMIT_CHECK": "15 per minute"})

@@ -101,7 +101,9 @@ def test_dry_run_counts_and_changes_nothing(app, runner, records):
         "tickets erased": "1", "sign-in events deleted": "1", "mail bodies removed": "2",
         "finished mail deleted": "1", "audit entries scrubbed": "1", "idle sessions deleted": "1",
         "password reset links deleted": "0", "e-mailed sign-in codes deleted": "0",
-        "approval allow entries deleted": "0", "finished webhook deliveries deleted": "0"}
+        "approval and self-release allow entries deleted": "0",
+        "used self-release proofs deleted": "0", "self-release addresses erased": "0",
+        "finished webhook deliveries deleted": "0"}
     assert snapshot(app) == before
 
 
@@ -110,7 +112,9 @@ def test_purge_erases_exactly_the_due_rows(app, runner, records):
     assert purge(runner) == {"tickets erased": "1", "sign-in events deleted": "1", "mail bodies removed": "2",
                              "finished mail deleted": "1", "audit entries scrubbed": "1",
                              "idle sessions deleted": "1", "password reset links deleted": "0",
-                             "e-mailed sign-in codes deleted": "0", "approval allow entries deleted": "0",
+                             "e-mailed sign-in codes deleted": "0",
+                             "approval and self-release allow entries deleted": "0",
+                             "used self-release proofs deleted": "0", "self-release addresses erased": "0",
                              "finished webhook deliveries deleted": "0"}
     after = snapshot(app)
     assert after["messages"] == [f"Pesan {fresh}"]  # the erased ticket's conversation went with it
@@ -191,13 +195,13 @@ def test_reset_links_and_spent_approval_allow_entries_leave_with_the_retention_p
         for n, created in enumerate((old, recent)):
             db.session.add(PasswordReset(user_id=user.id, secret_hash=f"{n}" * 64, created_at=created,
                                          expires_at=created + timedelta(minutes=30), ip_address="192.0.2.1"))
-        spent = dict(network="192.0.2.7/32", paired_device_id="laptop-budi", from_approval=True)
+        spent = dict(network="192.0.2.7/32", paired_device_id="laptop-budi", made_by="approval", from_approval=True)
         db.session.add(AllowEntry(**spent, created_at=old - timedelta(days=30), expires_at=old))  # ended long ago
         db.session.add(AllowEntry(**spent, created_at=recent, expires_at=now + timedelta(days=29)))  # running
         db.session.add(AllowEntry(network="192.0.2.8/32", created_at=old, expires_at=old))  # an administrator's
         db.session.commit()
     report = purge(runner)
-    assert report["password reset links deleted"] == "1" and report["approval allow entries deleted"] == "1"
+    assert report["password reset links deleted"] == "1" and report["approval and self-release allow entries deleted"] == "1"
     with app.app_context():
         assert db.session.scalars(db.select(PasswordReset.created_at)).all() == [recent]
         assert len(db.session.scalars(db.select(AllowEntry.id)).all()) == 2

@@ -9,7 +9,8 @@ from guardsvc.appeals import service as appeals
 from guardsvc.audit import service as audit
 from guardsvc.audit.schemas import AuditEventSchema
 from guardsvc.blocks import service as blocks
-from guardsvc.blocks.schemas import BlockCreateSchema, BlockLiftSchema, BlockListQuerySchema, BlockSchema
+from guardsvc.blocks.schemas import (BlockCreateSchema, BlockLiftSchema, BlockListQuerySchema, BlockSchema,
+                                     BlockSelfReleaseSchema)
 from guardsvc.web.doors import json_door
 from guardsvc.web.identity import client_ip
 from guardsvc.web.jsonio import json_body, ok
@@ -73,3 +74,12 @@ def list_audit():
     """The audit log, newest first."""
     query = load_or_raise(SearchQuerySchema(), query_args(request.args))
     return _page(audit.list_events(**query), AuditEventSchema())
+
+
+@bp.post("/blocks/<path:reference>/self-release")
+def switch_self_release(reference):
+    """Let the person under a block release it by a proof of work, or not (``{"self_release": bool}``)."""
+    data = load_or_raise(BlockSelfReleaseSchema(), json_body())
+    block = blocks.set_self_release(reference, data["self_release"], actor=current_user, origin_ip=client_ip())
+    message = messages.SELF_RELEASE_SWITCHED_ON if block.self_release else messages.SELF_RELEASE_SWITCHED_OFF
+    return ok(message=message.format(reference=block.reference), data=BlockSchema().dump(block))

@@ -3,7 +3,8 @@ from marshmallow import fields
 
 from guardsvc.admin.schemas import TicketDetailSchema, TicketListQuerySchema, TicketSummarySchema
 from guardsvc.audit.schemas import AuditEventSchema
-from guardsvc.blocks.schemas import BlockCreateSchema, BlockLiftSchema, BlockListQuerySchema, BlockSchema
+from guardsvc.blocks.schemas import (BlockCreateSchema, BlockLiftSchema, BlockListQuerySchema, BlockSchema,
+                                     BlockSelfReleaseSchema)
 from guardsvc.web.listing import PaginationSchema, SearchQuerySchema
 from guardsvc.openapi.operations import BLOCK_REFERENCE, TICKET_NUMBER, Envelope, Link, Operation, Tag
 
@@ -41,6 +42,10 @@ OPERATIONS = (
               {200: BLOCK}, roles=ADMIN_ONLY, body=BlockLiftSchema,
               path_params={"reference": BLOCK_REFERENCE},
               errors={404: "Referensi blokir tidak ditemukan.", 409: "Blokir sudah dibuka."}),
+    Operation("admin_api.switch_self_release", "switchBlockSelfRelease", "Izinkan (atau tidak) buka blokir sendiri",
+              ADMIN, {200: BLOCK}, roles=ADMIN_ONLY, body=BlockSelfReleaseSchema,
+              path_params={"reference": BLOCK_REFERENCE}, errors={404: "Referensi blokir tidak ditemukan."},
+              description="Orang di bawah blokir ini boleh membukanya sendiri dengan bukti kerja (pasal 14)."),
     Operation("admin_api.list_audit", "listAuditEvents", "Log audit tindakan administrator", ADMIN,
               {200: _page(AuditEventSchema, "AuditPageResponse")}, roles=ADMIN_ONLY, query=SearchQuerySchema,
               description="Terbaru dahulu."),

@@ -19,6 +19,7 @@ from guardsvc.appeals.statuses import PENDING
 from guardsvc.audit import service as audit
 from guardsvc.blocks import service as blocks
 from guardsvc.passkeys.service import count_passkey_holders
+from guardsvc.selfrelease import figures as self_release_figures
 from guardsvc.blocks.schemas import BlockCreateSchema, BlockLiftSchema, BlockListQuerySchema
 from guardsvc.web.errors import InvalidState
 from guardsvc.web.identity import client_ip
@@ -37,7 +38,7 @@ CHART_DAYS = 14
 DECISION_FIELDS = ("action", "admin_notes")
 # One checkbox per range covering the appellant, valued with the range's reference.
 LIFT_RANGE_FIELD = "lift_range"
-BLOCK_FIELDS = ("ip", "device_id", "local_ip", "reason", "minutes")
+BLOCK_FIELDS = ("ip", "device_id", "local_ip", "reason", "minutes", "self_release")
 
 
 def _list_query(schema):
@@ -114,8 +115,10 @@ def block_device(ticket_number):
 
 def _render_blocks(*, values=None, errors=None, status=200):
     filters = _list_query(BlockListQuerySchema())
-    return render_template("admin/blocks.html", page=blocks.search_blocks(**filters), filters=filters,
-                           values=values or {}, errors=errors, now=clock.utcnow()), status
+    page = blocks.search_blocks(**filters)
+    return render_template("admin/blocks.html", page=page, filters=filters, values=values or {}, errors=errors,
+                           now=clock.utcnow(),
+                           released=self_release_figures.per_block([block.id for block in page.items])), status
 
 
 @bp.get("/blokir")
@@ -128,7 +131,7 @@ def block_list():
 def add_block():
     """Create a block from the form; back to the list (303)."""
     data, errors, values = load_form(BlockCreateSchema(), request.form, BLOCK_FIELDS,
-                                      blank_means_unset=("minutes",))
+                                      blank_means_unset=("minutes", "self_release"))
     if errors:
         return _render_blocks(values=values, errors=errors, status=422)
     block = blocks.create_block(network=data.pop("ip"), **data, actor=current_user, origin_ip=client_ip())
@@ -150,6 +153,24 @@ def lift_block(reference):
         return redirect(url_for(".block_list"), code=303)
     flash(messages.BLOCK_LIFTED.format(reference=block.reference), "success")
     return redirect(url_for(".block_list"), code=303)
+
+
+@bp.post("/blokir/<path:reference>/lepas-sendiri")
+def switch_self_release(reference):
+    """Let the person under a block release it by a proof of work (``aktif=1``), or not (POST + CSRF)."""
+    on = request.form.get("aktif") == "1"
+    block = blocks.set_self_release(reference, on, actor=current_user, origin_ip=client_ip())
+    message = messages.SELF_RELEASE_SWITCHED_ON if on else messages.SELF_RELEASE_SWITCHED_OFF
+    flash(message.format(reference=block.reference), "success")
+    return redirect(url_for(".block_list", _anchor=block.reference), code=303)
+
+
+@bp.get("/lepas-sendiri")
+def self_releases():
+    """Self-release at a glance: releases per source and the blocks released most, each with how many
+    of those clients were blocked again."""
+    return render_template("admin/self_releases.html", sources=self_release_figures.per_source(),
+                           top=self_release_figures.top_blocks())
 
 
 @bp.get("/audit")

@@ -12,7 +12,7 @@ from flask import current_app
 from guardsvc import messages
 from guardsvc.storage import clock
 from guardsvc.blocks.allows import add_allow_entry, allow_entry_for
-from guardsvc.blocks.models import target_kind
+from guardsvc.blocks.models import APPROVAL, target_kind
 from guardsvc.blocks.networks import canonical_network, display_target
 from guardsvc.blocks.service import blocks_on_client, lift_blocks
 from guardsvc.crowdsec.source import queue_decision_deletions
@@ -79,7 +79,7 @@ def preview_approval(ticket, lift_ranges=False):
     plan.chosen_ranges = _chosen(plan.ranges, lift_ranges)
     if plan.kept_ranges and allow_entry_for(ticket.ip_address, ticket.device_id) is None:
         plan.allow = {"network": canonical_network(ticket.ip_address), "paired_device_id": ticket.device_id,
-                      "device_issued": ticket.device_issued, "from_approval": True}
+                      "device_issued": ticket.device_issued, "made_by": APPROVAL}
     return plan
 
 

@@ -8,7 +8,7 @@ from sqlalchemy import and_, or_, select, update
 from guardsvc import messages
 from guardsvc.storage import clock
 from guardsvc.audit.service import record_event
-from guardsvc.blocks.models import AllowEntry, target_kind
+from guardsvc.blocks.models import MANUAL, AllowEntry, target_kind
 from guardsvc.blocks.networks import candidate_networks
 from guardsvc.blocks.service import checked_expiry, checked_target, filtered
 from guardsvc.web.errors import InvalidState, NotFound
@@ -21,22 +21,24 @@ def audit_target(entry):
 
 
 def add_allow_entry(*, network=None, device_id=None, reason=None, expires_at=None, minutes=None,
-                    actor=None, origin_ip=None, paired_device_id=None, from_approval=False, device_issued=False):
+                    actor=None, origin_ip=None, paired_device_id=None, made_by=MANUAL, device_issued=False):
     """Allow an IP/CIDR or a device id (exactly one), optionally until ``expires_at``; audited.
 
-    ``paired_device_id`` narrows an address entry to that device there;
-    ``from_approval`` makes it yield to blocks created after it (``AllowEntry.outranks``).
+    ``paired_device_id`` narrows an address entry to that device there; ``made_by``
+    other than MANUAL (an approval's, a self-release's) yields to blocks created after
+    it (``AllowEntry.outranks``).
     """
     network = checked_target(network, device_id)
     now = clock.utcnow()
     entry = AllowEntry(network=network, device_id=device_id, reason=reason, created_at=now,
                        expires_at=checked_expiry(now, minutes, expires_at),
                        created_by_id=actor.id if actor else None, paired_device_id=paired_device_id,
-                       from_approval=from_approval, device_issued=device_issued)
+                       made_by=made_by, from_approval=made_by != MANUAL, device_issued=device_issued)
     db.session.add(entry)
     db.session.flush()
     record_event("allow.created", audit_target(entry), actor=actor, ip_address=origin_ip, details={
-        "kind": target_kind(entry), "reason": reason, "expires_at": clock.isoformat(entry.expires_at)})
+        "kind": target_kind(entry), "reason": reason, "expires_at": clock.isoformat(entry.expires_at),
+        **({"made_by": made_by} if made_by != MANUAL else {})})
     return entry
 
 

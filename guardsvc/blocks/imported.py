@@ -20,8 +20,11 @@ def find_imported_block(origin, decision_id, network):
         Block.origin == origin, Block.source_decision_id == decision_id, Block.network == network))
 
 
-def import_block(origin, decision_id, network, expires_at, reason):
+def import_block(origin, decision_id, network, expires_at, reason, *, source_origin=None, self_release=False):
     """A block for this decision, unless one was imported before (then None, whatever its state now).
+
+    ``source_origin`` is where the other system says its decision came from; ``self_release``
+    marks a block the person under it may release (contract section 14).
 
     A block lifted in guardsvc is not brought back while its decision lives
     on: the lift stands.
@@ -31,7 +34,8 @@ def import_block(origin, decision_id, network, expires_at, reason):
     try:
         with db.session.begin_nested():  # a concurrent import of the same decision may win
             return create_block(network=network, expires_at=expires_at, reason=reason, origin=origin,
-                                source_decision_id=decision_id)
+                                source_decision_id=decision_id, source_origin=source_origin,
+                                self_release=self_release)
     except IntegrityError:
         if find_imported_block(origin, decision_id, network) is None:
             raise

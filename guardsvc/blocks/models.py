@@ -13,6 +13,10 @@ NOT_LIFTED = text("lifted_at IS NULL")
 FROM_ELSEWHERE = text("origin IS NOT NULL")
 # Where a block came from when not made in guardsvc: a CrowdSec decision (guardsvc.crowdsec.source).
 ORIGIN_CROWDSEC = "crowdsec"
+# What made an allow entry. Every kind but MANUAL outranks only the blocks that existed when it was
+# made (an approval, a self-release: contract sections 4 and 14); a later block wins.
+MANUAL, APPROVAL, SELF_RELEASE = "manual", "approval", "self_release"
+ALLOW_KINDS = (MANUAL, APPROVAL, SELF_RELEASE)
 
 
 def target_kind(record):
@@ -59,6 +63,8 @@ class Block(db.Model):
     device_issued: Mapped[bool] = mapped_column(default=False, server_default=false())
     # The person under it may release it by a proof of work (a low-risk block, contract section 14).
     self_release: Mapped[bool] = mapped_column(default=False, server_default=false())
+    # The other system's own name for where its decision came from (CrowdSec: CAPI, lists, cscli, ...).
+    source_origin: Mapped[str | None] = mapped_column(String(32))
 
     created_by = relationship("User", foreign_keys=[created_by_id])
     lifted_by = relationship("User", foreign_keys=[lifted_by_id])
@@ -110,7 +116,10 @@ class AllowEntry(db.Model):
     removed_by_id: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
     # With ``network`` (one address): the entry lets through only that address AND this device.
     paired_device_id: Mapped[str | None] = mapped_column(String(64))
-    # Made by an approval: it outranks only the blocks that existed when it was made.
+    # What made it (ALLOW_KINDS): every kind but MANUAL yields to the blocks created after it.
+    made_by: Mapped[str] = mapped_column(String(16), default=MANUAL, server_default=MANUAL)
+    # The rule's flag before ``kind``: still written (true when the entry yields) so that a process of
+    # the previous version, during a rolling upgrade, applies the same rule. A later revision drops it.
     from_approval: Mapped[bool] = mapped_column(default=False, server_default=false())
     # ``device_id`` / ``paired_device_id`` is a service-issued device cookie (shown only as a fingerprint).
     device_issued: Mapped[bool] = mapped_column(default=False, server_default=false())
@@ -126,9 +135,15 @@ class AllowEntry(db.Model):
         """Does this entry let the clients it matches through ``block`` at ``moment``?
 
         Every enforcement path applies this rule (in SQL: ``blocks.service._enforced_statement``):
-        an active entry outranks a block, except that an approval's entry yields to a later block.
+        an active entry outranks a block, except that an approval's or a self-release's entry yields
+        to a later block.
         """
-        return self.is_active_at(moment) and (not self.from_approval or self.created_at >= block.created_at)
+        return self.is_active_at(moment) and (not self.yields or self.created_at >= block.created_at)
+
+    @property
+    def yields(self):
+        """True when blocks created after this entry win over it (an approval's, a self-release's)."""
+        return self.made_by != MANUAL
 
     def is_active_at(self, moment):
         return self.removed_at is None and (self.expires_at is None or self.expires_at > moment)

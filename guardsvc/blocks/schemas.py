@@ -88,6 +88,13 @@ class BlockLiftSchema(BaseSchema):
     reason = _optional(Text, max_length=1000, multiline=True, blank_as_none=True)
 
 
+class BlockSelfReleaseSchema(BaseSchema):
+    """Whether the person under a block may release it by a proof of work."""
+
+    self_release = fields.Boolean(required=True, error_messages={"invalid": messages.FIELD_BAD_BOOLEAN,
+                                                                 "required": messages.FIELD_REQUIRED})
+
+
 class BlockListQuerySchema(SearchQuerySchema):
     """Filters of the administrator's block list."""
 

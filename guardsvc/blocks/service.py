@@ -7,7 +7,7 @@ from guardsvc import messages
 from guardsvc.storage import clock, codes
 from guardsvc.audit.service import record_event
 from guardsvc.blocks.events import queue_block_event
-from guardsvc.blocks.models import AllowEntry, Block, target_kind
+from guardsvc.blocks.models import MANUAL, AllowEntry, Block, target_kind
 from guardsvc.blocks.networks import candidate_networks, canonical_network
 from guardsvc.web.errors import InvalidState, NotFound, ValidationFailed
 from guardsvc.extensions import db
@@ -65,13 +65,13 @@ def _enforced_statement(network_params, matching):
     runs one statement: two NOT EXISTS probes of the allow entries' partial
     indexes, with the same bound prefixes and device id as the block branches.
     An entry paired with a device matches only that device at its address; an
-    approval's entry outranks only the blocks created before it (the probes are
+    approval's or a self-release's entry outranks only the blocks created before it (the probes are
     correlated with each matching block, of which a client has a handful at most).
     """
     blocks = matching.subquery("matching_blocks")
     conditions = (AllowEntry.removed_at.is_(None),
                   or_(AllowEntry.expires_at.is_(None), AllowEntry.expires_at > bindparam("now")),
-                  or_(AllowEntry.from_approval.is_(False), AllowEntry.created_at >= blocks.c.created_at))
+                  or_(AllowEntry.made_by == MANUAL, AllowEntry.created_at >= blocks.c.created_at))
     allowed_network = select(AllowEntry.id).where(
         AllowEntry.network.in_(network_params),
         or_(AllowEntry.paired_device_id.is_(None), AllowEntry.paired_device_id == bindparam("device_id")),
@@ -126,10 +126,11 @@ def find_active_block(ip_address=None, device_id=None, local_ip=None):
 
 def create_block(*, network=None, device_id=None, local_ip=None, reason=None, expires_at=None,
                  minutes=None, actor=None, origin_ip=None, origin=None, source_decision_id=None,
-                 device_issued=False, self_release=False):
+                 device_issued=False, self_release=False, source_origin=None):
     """Create a block on an IP/CIDR or a device id (exactly one), optionally expiring.
 
-    ``origin`` and ``source_decision_id`` name another system's decision it is imported from.
+    ``origin`` and ``source_decision_id`` name another system's decision it is imported from,
+    ``source_origin`` where that system says the decision came from.
     """
     network = checked_target(network, device_id)
     now = clock.utcnow()
@@ -138,13 +139,14 @@ def create_block(*, network=None, device_id=None, local_ip=None, reason=None, ex
                   local_ip=local_ip, reason=reason, expires_at=expires_at, created_at=now,
                   created_by_id=actor.id if actor else None, origin=origin,
                   source_decision_id=source_decision_id, device_issued=device_issued,
-                  self_release=self_release)
+                  self_release=self_release, source_origin=source_origin)
     db.session.add(block)
     db.session.flush()
     metrics.BLOCKS_CREATED.inc()
     record_event("block.created", block.reference, actor=actor, ip_address=origin_ip, details={
         "kind": target_kind(block), "narrowed": local_ip is not None, "reason": reason,
-        "expires_at": clock.isoformat(expires_at), **({"origin": origin} if origin else {})})
+        "expires_at": clock.isoformat(expires_at), **({"origin": origin} if origin else {}),
+        **({"self_release": True} if self_release else {})})
     queue_block_event("block.created", block)
     return block
 
@@ -213,6 +215,17 @@ def lift_block(reference, *, actor=None, reason=None, origin_ip=None):
         raise InvalidState(messages.BLOCK_NOT_ACTIVE)
     record_event("block.lifted", block.reference, actor=actor, ip_address=origin_ip,
                  details={"kind": target_kind(block), "reason": reason})
+    return block
+
+
+def set_self_release(reference, on, *, actor=None, origin_ip=None):
+    """Let the person under this block release it by a proof of work (``on``), or not; audited when it changes."""
+    block = get_block(reference)
+    if block.self_release != on:
+        block.self_release = on
+        db.session.flush()
+        record_event("block.self_release_changed", block.reference, actor=actor, ip_address=origin_ip,
+                     details={"self_release": on})
     return block
 
 

@@ -31,6 +31,12 @@ SCOPES = {IP_SCOPE.lower(), RANGE_SCOPE.lower()}
 MAX_BACKOFF = timedelta(hours=1)
 
 
+def _self_releasable(source_origin):
+    """A decision of a list nobody here judged (``GUARDSVC_SELF_RELEASE_ORIGINS``, any case) is low-risk."""
+    wanted = {name.casefold() for name in current_app.config["SELF_RELEASE_ORIGINS"]}
+    return bool(source_origin) and source_origin.casefold() in wanted
+
+
 def _ban_target(decision):
     """``(decision id, canonical network, expires_at, scenario)`` of a ban on an Ip or Range, else None."""
     try:
@@ -59,7 +65,9 @@ def apply_decisions(new, deleted, complete=False):
         decision_id, network, expires_at, scenario = target
         listed.add((decision_id, network))
         reason = messages.CROWDSEC_BLOCK_REASON.format(decision_id=decision_id, scenario=scenario)
-        block = import_block(ORIGIN_CROWDSEC, decision_id, network, expires_at, reason)
+        source_origin = str(decision.get("origin") or "")[:32] or None
+        block = import_block(ORIGIN_CROWDSEC, decision_id, network, expires_at, reason,
+                             source_origin=source_origin, self_release=_self_releasable(source_origin))
         if block is not None:
             created.append(block)
     ended_ids = {target[0] for target in map(_ban_target, deleted) if target is not None}

@@ -17,6 +17,9 @@ BLOCKS_CREATED = Counter("guardsvc_blocks_created", "Blocks created (by hand, by
 BLOCKS_LIFTED = Counter("guardsvc_blocks_lifted", "Blocks lifted (by hand, by approval, by their source).")
 FORWARD_AUTH = Counter("guardsvc_forward_auth_answers", "Forward-auth answers, by outcome.", ("answer",))
 EDGE_PULLS = Counter("guardsvc_edge_list_pulls", "Pulls of the edge list by a proxy's Lua module.")
+SELF_RELEASE_CHALLENGES = Counter("guardsvc_self_release_challenges", "Self-release challenges handed out.")
+SELF_RELEASES = Counter("guardsvc_self_releases", "Self-release attempts, by outcome (released, or why not).",
+                        ("outcome",))
 STREAM_PULLS = Counter("guardsvc_decision_stream_pulls", "Pulls of the CrowdSec decision stream.")
 THROTTLED = Counter("guardsvc_throttled", "Requests refused by a rate limit or an account throttle (429 with "
                     "Retry-After), by endpoint.", ("endpoint",))

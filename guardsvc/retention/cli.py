@@ -11,6 +11,7 @@ from guardsvc.cli.background import run_round, stop_on_signals
 from guardsvc.crowdsec.worker import crowdsec_round
 from guardsvc.extensions import db
 from guardsvc.outbox.cli import deliver_round
+from guardsvc.selfrelease import followup
 from guardsvc.webhooks.cli import webhooks_round
 
 log = logging.getLogger("guardsvc.retention")
@@ -46,8 +47,8 @@ def _purge_round():
 @click.command("worker")
 @with_appcontext
 def worker_command():
-    """Deliver queued e-mail and webhooks, run unbans, apply the retention rules and, when configured, pull
-    CrowdSec's decisions."""
+    """Deliver queued e-mail and webhooks, run unbans, apply the retention rules, see which self-released
+    clients were blocked again and, when configured, pull CrowdSec's decisions."""
     stop = stop_on_signals()
     config = current_app.config
     poll = min(config["MAIL_POLL_SECONDS"], config["CROWDSEC_PULL_SECONDS"], config["WEBHOOK_POLL_SECONDS"])
@@ -57,7 +58,8 @@ def worker_command():
     jobs = [("mail delivery", deliver_round, config["MAIL_POLL_SECONDS"]),
             ("purge", _purge_round, config["PURGE_INTERVAL_SECONDS"]),
             ("crowdsec", crowdsec_round, config["CROWDSEC_PULL_SECONDS"]),
-            ("webhooks", webhooks_round, config["WEBHOOK_POLL_SECONDS"])]
+            ("webhooks", webhooks_round, config["WEBHOOK_POLL_SECONDS"]),
+            ("self-release follow-up", followup.mark_blocked_again, followup.INTERVAL_SECONDS)]
     due = {name: time.monotonic() for name, _, _ in jobs}
     while not stop.is_set():
         for name, work, interval in jobs:

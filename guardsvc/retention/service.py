@@ -12,7 +12,7 @@ from datetime import timedelta
 from typing import Callable
 
 from flask import current_app
-from sqlalchemy import delete, func, or_, select, update
+from sqlalchemy import delete, func, inspect, or_, select, update
 
 from guardsvc.storage import clock
 from guardsvc.appeals.conversation import erase_conversations
@@ -25,8 +25,9 @@ from guardsvc.sessions.models import UserSession
 from guardsvc.sessions.service import idle_cutoff
 from guardsvc.signin.models import EmailVerification, LoginEvent
 from guardsvc.accounts.models import PasswordReset
-from guardsvc.blocks.models import AllowEntry
+from guardsvc.blocks.models import MANUAL, AllowEntry
 from guardsvc.webhooks.models import FINISHED as HOOKS_FINISHED, HookDelivery
+from guardsvc.selfrelease.models import SelfRelease, UsedProof
 
 BATCH_SIZE = 500
 # Keys earlier audit entries used for a person's address, device or contact.
@@ -129,10 +130,34 @@ def _old_email_codes_due(now, config):
 
 
 def _spent_approval_allows_due(now, config):
-    """An approval's allow entry pairs a person's address with their device: once it has ended
-    (expired or removed) for the retention period, nothing keeps the two linked."""
+    """An approval's or a self-release's allow entry pairs a person's address with their device: once
+    it has ended (expired or removed) for the retention period, nothing keeps the two linked."""
     ended = func.coalesce(AllowEntry.removed_at, AllowEntry.expires_at)
-    return (AllowEntry.from_approval.is_(True), ended < _days_ago(now, config, "RETENTION_DAYS"))
+    return (AllowEntry.made_by != MANUAL, ended < _days_ago(now, config, "RETENTION_DAYS"))
+
+
+def _used_proofs_due(now, config):
+    """A used proof's challenge has expired: it is refused as expired from then on, the row has no use."""
+    return (UsedProof.expires_at < now,)
+
+
+def _delete_used_proofs(digests, now):
+    db.session.execute(delete(UsedProof).where(UsedProof.digest.in_(digests)).execution_options(
+        synchronize_session=False))
+
+
+def _self_release_addresses_due(now, config):
+    """A release's address and device keys, once neither its cooldown nor the retention period needs them.
+
+    The row stays (without them) for the desk's figures."""
+    days = max(config["RETENTION_DAYS"], config["SELF_RELEASE_COOLDOWN_DAYS"])
+    return (SelfRelease.ip_address.is_not(None), SelfRelease.created_at < now - timedelta(days=days))
+
+
+def _erase_self_release_addresses(ids, now):
+    db.session.execute(update(SelfRelease).where(SelfRelease.id.in_(ids))
+                       .values(ip_address=None, address_key=None, device_key=None)
+                       .execution_options(synchronize_session=False))
 
 
 RULES = [
@@ -144,7 +169,9 @@ RULES = [
     Rule("idle sessions deleted", UserSession, _sessions_due, _delete(UserSession)),
     Rule("password reset links deleted", PasswordReset, _old_resets_due, _delete(PasswordReset)),
     Rule("e-mailed sign-in codes deleted", EmailVerification, _old_email_codes_due, _delete(EmailVerification)),
-    Rule("approval allow entries deleted", AllowEntry, _spent_approval_allows_due, _delete(AllowEntry)),
+    Rule("approval and self-release allow entries deleted", AllowEntry, _spent_approval_allows_due, _delete(AllowEntry)),
+    Rule("used self-release proofs deleted", UsedProof, _used_proofs_due, _delete_used_proofs),
+    Rule("self-release addresses erased", SelfRelease, _self_release_addresses_due, _erase_self_release_addresses),
     Rule("finished webhook deliveries deleted", HookDelivery, _finished_long_ago(HookDelivery, HOOKS_FINISHED),
          _delete(HookDelivery)),
 ]
@@ -163,14 +190,17 @@ def apply_rule(rule, now, after_batch=None):
     could not change. ``after_batch`` (the caller's commit) ends each batch's
     transaction, so locks are held for one batch only.
     """
-    conditions, done, last_id = rule.due(now, current_app.config), 0, 0
+    key = inspect(rule.model).primary_key[0]
+    conditions, done, last = rule.due(now, current_app.config), 0, None
     while True:
-        ids = db.session.scalars(select(rule.model.id).where(*conditions, rule.model.id > last_id)
-                                 .order_by(rule.model.id).limit(BATCH_SIZE)).all()
+        query = select(key).where(*conditions)
+        if last is not None:
+            query = query.where(key > last)
+        ids = db.session.scalars(query.order_by(key).limit(BATCH_SIZE)).all()
         if not ids:
             return done
         rule.apply(ids, now)
-        done, last_id = done + len(ids), ids[-1]
+        done, last = done + len(ids), ids[-1]
         if after_batch is not None:
             after_batch()
 

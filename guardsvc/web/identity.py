@@ -128,18 +128,30 @@ def issue_device_cookie(response):
     """
     if not is_browser_page():
         return response
-    if cookie_device_id() is not None:
+    if cookie_device_id() is not None or _ISSUED in g:
         return response
     return set_new_device_cookie(response)
 
 
-def set_new_device_cookie(response):
+_ISSUED = "guardsvc_issued_device"
+
+
+def device_to_issue():
+    """The device id this response will give a browser that has none (one per request), so a page can
+    already use it (bind a challenge to it); the cookie goes out with the response."""
+    if _ISSUED not in g:
+        g.setdefault(_ISSUED, str(uuid.uuid4()))
+        after_this_request(lambda response: set_new_device_cookie(response, g.get(_ISSUED)))
+    return g.get(_ISSUED)
+
+
+def set_new_device_cookie(response, value=None):
     """Set a new device id cookie on ``response``; its domain and path are configurable
     so that one id covers every application guarded behind the same proxy."""
     config = current_app.config
     response.set_cookie(
         config["DEVICE_COOKIE_NAME"],
-        str(uuid.uuid4()),
+        value or str(uuid.uuid4()),
         max_age=config["DEVICE_COOKIE_DAYS"] * 24 * 3600,
         domain=config["DEVICE_COOKIE_DOMAIN"],
         path=config["DEVICE_COOKIE_PATH"],

@@ -10,7 +10,8 @@ from guardsvc.storage.columns import one_of
 from guardsvc.storage.queue import QueuedWork
 from guardsvc.storage.sealing import SealedString
 
-EVENTS = ("ticket.submitted", "ticket.decided", "block.created", "block.lifted", "signin.new_device")
+EVENTS = ("ticket.submitted", "ticket.decided", "block.created", "block.lifted", "block.self_released",
+          "signin.new_device")
 # A queued run of GUARDSVC_FAIL2BAN_UNBAN_COMMAND: the same queue, no endpoint, the address as its body.
 UNBAN = "fail2ban.unban"
 STATUSES = ("pending", "sending", "delivered", "failed")

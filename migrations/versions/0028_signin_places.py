@@ -5,7 +5,7 @@
 - signin_email_codes: the codes e-mailed when a password sign-in comes from a new country (new table).
 
 Revision ID: 0028_signin_places
-Revises: 0026_self_release
+Revises: 0027_self_releases
 Create Date: 2026-11-26 22:30:00.000000
 
 """
@@ -15,7 +15,7 @@ import sqlalchemy as sa
 
 # revision identifiers, used by Alembic.
 revision = '0028_signin_places'
-down_revision = '0026_self_release'
+down_revision = '0027_self_releases'
 branch_labels = None
 depends_on = None
 

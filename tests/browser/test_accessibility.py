@@ -121,7 +121,7 @@ def test_signed_in_and_admin_pages_are_accessible(page, live_server, make_user, 
     expect(page).to_have_url(re.compile(r"/akun$"))
     report = []
     for path in ("/akun", "/akun/konfirmasi", "/akun/kata-sandi", "/admin", "/admin?status=pending",
-                 f"/admin/tiket/{number}", "/admin/blokir", "/admin/izin", "/admin/masuk", "/admin/audit",
+                 f"/admin/tiket/{number}", "/admin/blokir", "/admin/izin", "/admin/lepas-sendiri", "/admin/masuk", "/admin/audit",
                  "/admin/templat"):
         check(page, path, report)
     page.goto("/akun")
