@@ -110,9 +110,19 @@ def register_extensions(app):
     install_translations(app)
     init_mail_templates(app)
     init_auth(app)
+    init_places(app)
     # Every mapper complete now, in every process (web, worker, each CLI command), not at the first
     # query: code that fills ORM objects itself (storage/inserts.py) needs their attribute machinery.
     configure_mappers()
+
+
+def init_places(app):
+    """Locations of sign-ins (GUARDSVC_GEOIP_DATABASE): say at start when there are none; names in templates."""
+    from guardsvc.places.geoip import check_database
+    from guardsvc.places.names import init_place_names
+
+    check_database(app)
+    init_place_names(app)
 
 
 def register_request_hooks(app):
@@ -211,6 +221,7 @@ def register_error_handlers(app):
 
 def register_commands(app):
     from guardsvc.accounts.cli import tokens_cli, users_cli
+    from guardsvc.accounts.passwords_cli import passwords_cli
     import guardsvc.twofactor.cli  # noqa: F401  (adds users reset-2fa)
     import guardsvc.passkeys.cli  # noqa: F401  (adds users passkeys)
     from guardsvc.appeals.cli import tickets_cli
@@ -224,5 +235,6 @@ def register_commands(app):
     from guardsvc.webhooks.cli import webhooks_cli
 
     for group in (users_cli, tokens_cli, tickets_cli, mail_cli, blocks_cli, allows_cli, sessions_cli,
-                  twofactor_cli, bouncers_cli, crowdsec_cli, webhooks_cli, purge_command, worker_command):
+                  twofactor_cli, bouncers_cli, crowdsec_cli, webhooks_cli, passwords_cli, purge_command,
+                  worker_command):
         app.cli.add_command(group)

@@ -289,6 +289,10 @@ def load_settings(instance_path):
         "APPEAL_ALLOW_DAYS": read.number("APPEAL_ALLOW_DAYS", 30),
         "APPEAL_MIN_FILL_SECONDS": read.number("APPEAL_MIN_FILL_SECONDS", 3),
         "TRUST_LIFETIME_DAYS": read.number("TRUST_LIFETIME_DAYS", 90),
+        # A MaxMind-format City or Country database the operator supplies (guardsvc.places); unset: no locations.
+        "GEOIP_DATABASE": read.text("GEOIP_DATABASE"),
+        # Where `flask passwords load-breached` writes the breached-password filter; unset: the instance folder.
+        "BREACHED_PASSWORDS_FILE": read.text("BREACHED_PASSWORDS_FILE"),
         "MAIL_SERVER": read.text("MAIL_SERVER"),
         "MAIL_PORT": read.number("MAIL_PORT", 25),
         "MAIL_USERNAME": read.text("MAIL_USERNAME"),

@@ -348,3 +348,20 @@ AUDIT_ROLE_SERVICE = _("Akun layanan")
 AUDIT_PURPOSE_SECOND_FACTOR = _("Langkah kedua (masuk atau konfirmasi identitas)")
 AUDIT_PURPOSE_PASSWORDLESS = _("Masuk tanpa kata sandi")
 AUDIT_ALLOW_ENTRY = _("izin #{id}")
+# Where a sign-in comes from (guardsvc.places), the e-mailed sign-in code, breached passwords.
+PLACE_UNKNOWN = _("Tidak diketahui")
+SIGNIN_ALERT_NEW_COUNTRY_SUBJECT = _("Peringatan keamanan: masuk dari negara baru ({place})")
+EMAIL_CODE_SUBJECT = _("Kode untuk masuk ke guardsvc dari {place}")
+EMAIL_CODE_SENT = _("Akun ini dimasuki dari tempat baru. Kami mengirim kode 8 angka ke alamat e-mail akun; "
+                    "masukkan kode itu untuk menyelesaikan masuk (kolom email_code).")
+EMAIL_CODE_RENEWED = _("Kode itu sudah tidak berlaku (waktunya habis atau terlalu banyak percobaan salah). "
+                       "Kami mengirim kode baru ke alamat e-mail akun.")
+EMAIL_CODE_WRONG = _("Kode dari e-mail salah.")
+EMAIL_CODE_RESENT = _("Kode baru sudah dikirim. Kode sebelumnya tidak berlaku lagi.")
+EMAIL_CODE_RESEND_WAIT = _("Kode terakhir dikirim kurang dari satu menit yang lalu. Tunggu sebentar, lalu minta "
+                           "kode baru.")
+FIELD_BAD_EMAIL_CODE = _("Kode dari e-mail terdiri dari 8 angka.")
+PASSWORD_BREACHED = _("Kata sandi ini ada dalam daftar kata sandi yang bocor dari pelanggaran data, sehingga "
+                      "penyerang mencobanya lebih dulu. Pilih yang lain.")
+PASSWORD_BREACHED_AT_SIGNIN = _("Kata sandi Anda ada dalam daftar kata sandi yang bocor dari pelanggaran data. "
+                                "Ganti sekarang, sebelum orang lain memakainya.")

@@ -5,7 +5,7 @@ from guardsvc.appeals.conversation_models import ResponseTemplate, TicketMessage
 from guardsvc.blocks.models import Block  # noqa: F401
 from guardsvc.trust.models import TrustedIp  # noqa: F401
 from guardsvc.outbox.models import OutboxMessage  # noqa: F401
-from guardsvc.signin.models import LoginEvent  # noqa: F401
+from guardsvc.signin.models import EmailVerification, LoginEvent  # noqa: F401
 from guardsvc.twofactor.models import RecoveryCode  # noqa: F401
 from guardsvc.audit.models import AuditEvent  # noqa: F401
 from guardsvc.sessions.models import UserSession  # noqa: F401

@@ -30,8 +30,8 @@ LAYERS = (
     ("storage", {"storage"}),
     ("edge", {"web", "cli"}),
     ("shared services", {"openapi", "ratelimits", "metrics"}),
-    ("features", {"accounts", "appeals", "audit", "blocks", "crowdsec", "outbox", "pages", "passkeys", "sessions",
-                  "selfrelease", "signin", "trust", "twofactor", "webhooks"}),
+    ("features", {"accounts", "appeals", "audit", "blocks", "crowdsec", "outbox", "pages", "passkeys", "places",
+                  "sessions", "selfrelease", "signin", "trust", "twofactor", "webhooks"}),
     ("desk", {"admin", "retention"}),
     ("factory", {ROOT_PACKAGE, "models", "command_line", "gunicorn_conf"}),
 )

@@ -59,6 +59,8 @@ os.environ.update({
     # endpoints (``_clean_tables``), never because a period ran out: that read would land in
     # whichever request came next, and the statement budgets count every statement.
     "GUARDSVC_WEBHOOK_REFRESH_SECONDS": "86400",
+    # Never the checkout's own instance folder: a list loaded there by hand must not refuse test passwords.
+    "GUARDSVC_BREACHED_PASSWORDS_FILE": str(_TMP / "breached-passwords.bloom"),
     # Self-release proofs at the smallest cost (one PBKDF2 iteration an attempt): a test solves one in
     # milliseconds; bench/self_release_solve.py measures the real cost in Chromium.
     "GUARDSVC_SELF_RELEASE_COST": "1",

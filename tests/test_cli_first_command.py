@@ -24,6 +24,8 @@ from tests.conftest import TEST_DATABASE_URL
 
 PASSWORD = "kata-sandi-yang-panjang-7"
 NOBODY = "tidak-ada@example.com"
+# Three lines in the Pwned Passwords format (SHA1-HEX:COUNT).
+BREACHED_LIST = str(Path(__file__).with_name("pwned_sample.txt"))
 
 # (command line, exit status on an empty database). 1: refused with a message (nothing to act on).
 COMMANDS = [
@@ -63,6 +65,8 @@ COMMANDS = [
     (["webhooks", "enable", "1"], 1),
     (["webhooks", "remove", "1"], 1),
     (["webhooks", "reseal"], 0),
+    (["passwords", "breached-status"], 0),
+    (["passwords", "load-breached", BREACHED_LIST], 0),
     (["purge", "--dry-run"], 0),
     (["purge"], 0),
     (["db", "current"], 0),
@@ -132,7 +136,9 @@ def fresh_databases(app, tmp_path_factory):
 def _environment(url, folder):
     instance = folder / "instance"
     instance.mkdir()
-    return {"GUARDSVC_DATABASE_URL": url, "GUARDSVC_INSTANCE_PATH": str(instance)}
+    # The breached-password filter in that instance folder too, where an operator's would be.
+    return {"GUARDSVC_DATABASE_URL": url, "GUARDSVC_INSTANCE_PATH": str(instance),
+            "GUARDSVC_BREACHED_PASSWORDS_FILE": ""}
 
 
 def _start(argv, fresh_databases, tmp_path):

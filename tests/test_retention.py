@@ -100,7 +100,8 @@ def test_dry_run_counts_and_changes_nothing(app, runner, records):
     assert {label: value.split()[0] for label, value in report.items()} == {
         "tickets erased": "1", "sign-in events deleted": "1", "mail bodies removed": "2",
         "finished mail deleted": "1", "audit entries scrubbed": "1", "idle sessions deleted": "1",
-        "password reset links deleted": "0", "approval and self-release allow entries deleted": "0",
+        "password reset links deleted": "0", "e-mailed sign-in codes deleted": "0",
+        "approval and self-release allow entries deleted": "0",
         "used self-release proofs deleted": "0", "self-release addresses erased": "0",
         "finished webhook deliveries deleted": "0"}
     assert snapshot(app) == before
@@ -111,6 +112,7 @@ def test_purge_erases_exactly_the_due_rows(app, runner, records):
     assert purge(runner) == {"tickets erased": "1", "sign-in events deleted": "1", "mail bodies removed": "2",
                              "finished mail deleted": "1", "audit entries scrubbed": "1",
                              "idle sessions deleted": "1", "password reset links deleted": "0",
+                             "e-mailed sign-in codes deleted": "0",
                              "approval and self-release allow entries deleted": "0",
                              "used self-release proofs deleted": "0", "self-release addresses erased": "0",
                              "finished webhook deliveries deleted": "0"}

@@ -1,7 +1,8 @@
 """The one password rule (web change, reset, command line).
 
 At least ``MIN_LENGTH`` characters, not the account's e-mail address (nor the
-part before the ``@``), and not one of the 10,000 most common passwords. The
+part before the ``@``), not one of the 10,000 most common passwords, and not on
+the breached-password list the operator loaded (accounts/breached.py). The
 list ships as package data (``common_passwords.txt``, one a line, most common
 first): the top of the ranked password list of zxcvbn 4.5.0 (MIT licence),
 itself drawn from leaked password collections. Comparison ignores case.
@@ -10,6 +11,7 @@ from functools import lru_cache
 from importlib.resources import files
 
 from guardsvc import messages
+from guardsvc.accounts.breached import is_breached
 from guardsvc.web.errors import ValidationFailed
 
 MIN_LENGTH = 10
@@ -36,6 +38,8 @@ def password_problems(password, email):
         return [messages.PASSWORD_IS_EMAIL]
     if folded in common_passwords():
         return [messages.PASSWORD_TOO_COMMON]
+    if is_breached(password):
+        return [messages.PASSWORD_BREACHED]
     return []
 
 

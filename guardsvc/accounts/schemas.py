@@ -2,7 +2,7 @@
 from marshmallow import fields
 
 from guardsvc import messages
-from guardsvc.web.schema_fields import BaseSchema, Email, SecondFactorCode, Text, Timestamp
+from guardsvc.web.schema_fields import BaseSchema, Email, EmailCode, SecondFactorCode, Text, Timestamp
 
 
 class TokenRequestSchema(BaseSchema):
@@ -16,6 +16,9 @@ class TokenRequestSchema(BaseSchema):
     # Accounts with two-step verification: a TOTP code or a recovery code,
     # unless the calling (IP, device) is trusted.
     otp = SecondFactorCode(load_default=None, blank_as_none=True)
+    # Accounts without two-step verification signing in from somewhere new: the 8-digit code
+    # that was e-mailed after the answer ``verification_required``.
+    email_code = EmailCode(load_default=None, blank_as_none=True)
 
 
 class TokenSchema(BaseSchema):

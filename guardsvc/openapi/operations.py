@@ -24,6 +24,7 @@ VALIDATION_ERROR = "ValidationError"
 BLOCKED_ERROR = "BlockedError"
 COOLDOWN_ERROR = "CooldownError"
 OTP_REQUIRED_ERROR = "OtpRequiredError"
+VERIFICATION_REQUIRED_ERROR = "VerificationRequiredError"
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,8 @@ from dataclasses import dataclass, field
 from marshmallow import Schema, fields
 
 from guardsvc.openapi.operations import (ANY_ROLE, BLOCK_REFERENCE_PATTERN, BLOCKED_ERROR, COOLDOWN_ERROR, ERROR,
-                                         OTP_REQUIRED_ERROR, TICKET_NUMBER_PATTERN, VALIDATION_ERROR, Failure)
+                                         OTP_REQUIRED_ERROR, TICKET_NUMBER_PATTERN, VALIDATION_ERROR,
+                                         VERIFICATION_REQUIRED_ERROR, Failure)
 
 UNSAFE_METHODS = frozenset({"post", "put", "patch", "delete"})
 
@@ -54,8 +55,22 @@ class OtpRequiredErrorSchema(ErrorSchema):
     otp_required = fields.Boolean(required=True, metadata={"enum": [True]})
 
 
+class VerificationRequiredErrorSchema(ErrorSchema):
+    """A password sign-in from somewhere new: the code e-mailed to the account's owner completes it."""
+
+    verification_required = fields.Boolean(required=True, metadata={"enum": [True]})
+    email_delivery = fields.String(required=True, metadata={
+        "enum": ["queued", "sent", "retrying", "failed"],
+        "description": "Sejauh mana e-mail kode sampai: `queued` (menunggu dikirim), `sent` (diterima server "
+                       "e-mail), `retrying` (server e-mail belum dapat dihubungi; terus dicoba, kode tidak hilang), "
+                       "`failed` (menyerah; minta kode baru dengan masuk lagi setelah kode berakhir)."})
+    code_expires_at = fields.String(required=True, metadata={"format": "date-time",
+                                                             "description": "Sampai kapan kode berlaku (UTC)."})
+
+
 ERROR_SCHEMAS = {ERROR: ErrorSchema, VALIDATION_ERROR: ValidationErrorSchema, BLOCKED_ERROR: BlockedErrorSchema,
-                 COOLDOWN_ERROR: CooldownErrorSchema, OTP_REQUIRED_ERROR: OtpRequiredErrorSchema}
+                 COOLDOWN_ERROR: CooldownErrorSchema, OTP_REQUIRED_ERROR: OtpRequiredErrorSchema,
+                 VERIFICATION_REQUIRED_ERROR: VerificationRequiredErrorSchema}
 
 
 def _header(description, schema, required=False):

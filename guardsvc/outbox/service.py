@@ -86,3 +86,17 @@ def backlog():
     count, oldest = db.session.execute(select(func.count(), func.min(OutboxMessage.created_at)).where(
         OutboxMessage.status == "pending")).one()
     return count, ((clock.utcnow() - oldest).total_seconds() if oldest else 0.0)
+
+
+def delivery_state(message_id):
+    """How far one queued message got: ``queued`` (not tried yet), ``retrying`` (tried, the mail server
+    failed so far; it stays queued), ``sent`` or ``failed`` (given up on)."""
+    row = db.session.execute(select(OutboxMessage.status, OutboxMessage.attempts).where(
+        OutboxMessage.id == message_id)).first()
+    if row is None:
+        return "queued"
+    if row.status in ("pending", "sending"):
+        # A claim counts its attempt as it starts: only an attempt that ended in a failure is a retry.
+        failed_attempts = row.attempts - (1 if row.status == "sending" else 0)
+        return "retrying" if failed_attempts > 0 else "queued"
+    return "sent" if row.status == "sent" else "failed"

@@ -23,7 +23,7 @@ from guardsvc.extensions import db
 from guardsvc.outbox.models import ERASED_BODY, FINISHED, OutboxMessage
 from guardsvc.sessions.models import UserSession
 from guardsvc.sessions.service import idle_cutoff
-from guardsvc.signin.models import LoginEvent
+from guardsvc.signin.models import EmailVerification, LoginEvent
 from guardsvc.accounts.models import PasswordReset
 from guardsvc.blocks.models import MANUAL, AllowEntry
 from guardsvc.webhooks.models import FINISHED as HOOKS_FINISHED, HookDelivery
@@ -120,6 +120,15 @@ def _old_resets_due(now, config):
     return (PasswordReset.created_at < _days_ago(now, config, "RETENTION_DAYS"),)
 
 
+# An e-mailed sign-in code is of no use once its quarter of an hour is over; its row (an address and
+# a place) is kept a day for the owner's and the operator's questions, then goes.
+EMAIL_CODES_KEPT = timedelta(days=1)
+
+
+def _old_email_codes_due(now, config):
+    return (EmailVerification.expires_at < now - EMAIL_CODES_KEPT,)
+
+
 def _spent_approval_allows_due(now, config):
     """An approval's or a self-release's allow entry pairs a person's address with their device: once
     it has ended (expired or removed) for the retention period, nothing keeps the two linked."""
@@ -159,6 +168,7 @@ RULES = [
     Rule("audit entries scrubbed", AuditEvent, _audit_due, _scrub_audit),
     Rule("idle sessions deleted", UserSession, _sessions_due, _delete(UserSession)),
     Rule("password reset links deleted", PasswordReset, _old_resets_due, _delete(PasswordReset)),
+    Rule("e-mailed sign-in codes deleted", EmailVerification, _old_email_codes_due, _delete(EmailVerification)),
     Rule("approval and self-release allow entries deleted", AllowEntry, _spent_approval_allows_due, _delete(AllowEntry)),
     Rule("used self-release proofs deleted", UsedProof, _used_proofs_due, _delete_used_proofs),
     Rule("self-release addresses erased", SelfRelease, _self_release_addresses_due, _erase_self_release_addresses),

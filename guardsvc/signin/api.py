@@ -23,13 +23,15 @@ bp = json_door(Blueprint("signin_api", __name__, url_prefix="/api"))
 @sign_in_limit
 @code_limit
 def create_token():
-    """Exchange e-mail, password (and ``otp`` on an untrusted device with 2FA) for a token."""
+    """Exchange e-mail, password (and ``otp`` on an untrusted device with 2FA, or ``email_code`` after
+    ``verification_required``) for a token; ``password_breached`` asks the owner to change a listed password."""
     data = load_or_raise(TokenRequestSchema(), json_body())
     outcome = remember_outcome(sign_in_for_token(data["email"], data["password"], current_client(),
-                                                 code=data.get("otp"), token_name=data.get("name")))
+                                                 code=data.get("otp"), email_code=data.get("email_code"),
+                                                 token_name=data.get("name")))
     if outcome.error:
         raise outcome.error
-    return ok(201, message=messages.TOKEN_CREATED, token=outcome.token,
+    return ok(201, message=messages.TOKEN_CREATED, token=outcome.token, password_breached=outcome.password_breached,
               data=TokenSchema().dump(outcome.token_record))
 
 

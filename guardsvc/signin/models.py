@@ -1,7 +1,7 @@
 """Login history: one row per sign-in attempt, successful or not."""
 from datetime import datetime
 
-from sqlalchemy import CheckConstraint, ForeignKey, Index, String, false
+from sqlalchemy import CheckConstraint, ForeignKey, Index, String, false, text
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from guardsvc.storage import clock
@@ -10,8 +10,9 @@ from guardsvc.extensions import db
 from guardsvc.web.identity import device_label, digest
 
 # Results that end signed in; everything else is a refusal or an unfinished step.
-SUCCESS_RESULTS = ("success", "2fa_skipped", "2fa_passed", "recovery_code_used")
-FAILURE_RESULTS = ("wrong_password", "code_required", "wrong_code", "locked", "not_allowed")
+SUCCESS_RESULTS = ("success", "2fa_skipped", "2fa_passed", "recovery_code_used", "email_verified")
+FAILURE_RESULTS = ("wrong_password", "code_required", "wrong_code", "locked", "not_allowed",
+                   "email_code_required", "wrong_email_code")
 RESULTS = SUCCESS_RESULTS + FAILURE_RESULTS
 EMAIL_MAX = 150
 
@@ -41,6 +42,9 @@ class LoginEvent(db.Model):
     known_browser: Mapped[bool] = mapped_column(default=False, server_default=false())
     # True when this sign-in queued a new-device alert e-mail.
     alerted: Mapped[bool] = mapped_column(default=False)
+    # Where the address was, by the operator's GeoIP database at the time (guardsvc.places); null: unknown.
+    country: Mapped[str | None] = mapped_column(String(2))
+    city: Mapped[str | None] = mapped_column(String(100))
 
     user = relationship("User")
 
@@ -53,3 +57,43 @@ class LoginEvent(db.Model):
     @property
     def succeeded(self):
         return self.result in SUCCESS_RESULTS
+
+
+# What an e-mailed sign-in code is: waiting for its owner, used once, spent by wrong tries,
+# out of time, or replaced by a newer one for the same account and address.
+CODE_STATES = ("pending", "used", "spent", "expired", "replaced")
+# Why a password sign-in had to prove the e-mail address (signin/verification.py).
+VERIFY_REASONS = ("new_country", "fast_travel")
+
+
+class EmailVerification(db.Model):
+    """One e-mailed sign-in code: only its keyed hash is kept.
+
+    At most one is pending per account and address (a partial unique index), so
+    concurrent sign-ins from one place share one code instead of racing to mail several.
+    """
+
+    __tablename__ = "signin_email_codes"
+    __table_args__ = (
+        CheckConstraint(one_of("state", CODE_STATES), name="state"),
+        CheckConstraint(one_of("reason", VERIFY_REASONS), name="reason"),
+        Index("uq_signin_email_codes_pending", "user_id", "ip_address", unique=True,
+              sqlite_where=text("state = 'pending'"), postgresql_where=text("state = 'pending'")),
+        Index("ix_signin_email_codes_created_at", "created_at"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    # The address whose sign-in it completes (and whose place the e-mail named).
+    ip_address: Mapped[str] = mapped_column(String(45))
+    code_hash: Mapped[str] = mapped_column(String(64))
+    state: Mapped[str] = mapped_column(String(8), default="pending")
+    reason: Mapped[str] = mapped_column(String(16))
+    tries: Mapped[int] = mapped_column(default=0)
+    created_at: Mapped[datetime] = mapped_column(default=clock.utcnow)
+    expires_at: Mapped[datetime]
+    used_at: Mapped[datetime | None]
+    country: Mapped[str | None] = mapped_column(String(2))
+    city: Mapped[str | None] = mapped_column(String(100))
+    # The outbox message that carries the code: what the page says about its delivery.
+    mail_id: Mapped[int | None]

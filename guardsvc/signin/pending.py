@@ -23,27 +23,40 @@ def _now():
     return calendar.timegm(clock.utcnow().utctimetuple())
 
 
-def begin(user, next_url):
-    """Remember that ``user`` passed the password step (a fresh session: no fixation)."""
+CODE_STEP, EMAIL_STEP = "code", "email"
+
+
+def begin(user, next_url, *, step=CODE_STEP, minutes=None, **facts):
+    """Remember that ``user`` passed the password step (a fresh session: no fixation).
+
+    ``step``: what is asked next, the code from the authenticator app (``code``) or the
+    e-mailed code (``email``); ``facts``: what the next step needs to know (JSON values).
+    """
     end_session()  # whoever was signed in on this browser is not any more
+    minutes = minutes or current_app.config["SIGNIN_CODE_MINUTES"]
     session[KEY] = {"user_id": user.id, "stamp": account_stamp(user), "email": user.email,
-                    "next": next_url or "",
-                    "expires": _now() + 60 * current_app.config["SIGNIN_CODE_MINUTES"]}
+                    "next": next_url or "", "step": step, "expires": _now() + 60 * minutes, **facts}
 
 
-def current():
-    """The pending state, or None when there is none or it has expired."""
+def current(step=CODE_STEP):
+    """The pending state of ``step``, or None when there is none, it has expired or another step is pending."""
     state = session.get(KEY)
     if not isinstance(state, dict) or state.get("expires", 0) < _now():
         return None
-    return state
+    return state if state.get("step", CODE_STEP) == step else None
 
 
 def clear():
     session.pop(KEY, None)
 
 
-def begin_code_step(user, next_url):
+def begin_code_step(user, next_url, **facts):
     """Password accepted but a code is needed: remember the user and ask for the code."""
-    begin(user, next_url)
+    begin(user, next_url, **facts)
     return redirect(url_for("signin_pages.code_form"), code=303)
+
+
+def begin_email_step(user, next_url, minutes, **facts):
+    """Password accepted from somewhere new: remember the user and ask for the e-mailed code."""
+    begin(user, next_url, step=EMAIL_STEP, minutes=minutes, **facts)
+    return redirect(url_for("signin_pages.email_code_form"), code=303)

@@ -1,7 +1,7 @@
 """Shapes of login history records and queries."""
 from marshmallow import fields
 
-from guardsvc.web.schema_fields import BaseSchema, Choice, Integer, Nullable, SecondFactorCode, Timestamp
+from guardsvc.web.schema_fields import BaseSchema, Choice, EmailCode, Integer, Nullable, SecondFactorCode, Timestamp
 from guardsvc.signin.models import RESULTS
 from guardsvc.web.useragent import describe_user_agent
 
@@ -20,6 +20,10 @@ class LoginEventSchema(BaseSchema):
                              metadata={"type": "string"})
     result = fields.String(metadata={"enum": list(RESULTS)})
     alerted = fields.Boolean()
+    # Where the address was by the operator's GeoIP database (ISO 3166-1 code; the city's English
+    # name); null when it did not say.
+    country = Nullable(metadata={"pattern": "^[A-Z]{2}$"})
+    city = Nullable()
 
 
 class AdminLoginEventSchema(LoginEventSchema):
@@ -39,3 +43,9 @@ class CodeStepSchema(BaseSchema):
     """The code step of the web sign-in (``/masuk/kode``): a TOTP or recovery code."""
 
     code = SecondFactorCode(required=True)
+
+
+class EmailCodeStepSchema(BaseSchema):
+    """The e-mailed-code step of the web sign-in (``/masuk/kode-email``)."""
+
+    code = EmailCode(required=True)

@@ -4,135 +4,23 @@ Every attempt is written to the login history. Functions return a SignInOutcome
 instead of raising, so the door can commit the history row even when the
 attempt is refused, and then answer with ``outcome.error``.
 """
-import hashlib
-from dataclasses import dataclass
-from datetime import timedelta
-
-from flask import current_app
-
-from sqlalchemy import select
-
 from guardsvc import messages
-from guardsvc.storage import clock
 from guardsvc.accounts import passwords, service as accounts
+from guardsvc.accounts.breached import is_breached
 from guardsvc.accounts.models import User
-from guardsvc.web.errors import Forbidden, GuardError, InvalidState, TooManyAttempts, Unauthorized, ValidationFailed
 from guardsvc.extensions import db
-from guardsvc.sessions import service as sessions
-from guardsvc.signin.alerts import queue_signin_alert
-from guardsvc.signin.models import SUCCESS_RESULTS, LoginEvent
-from guardsvc.signin.throttle import WRONG_CODE, WRONG_PASSWORD, account_email, check_account_throttle
-from guardsvc.trust.service import trust_device
-from guardsvc.accounts import notices
-from guardsvc.signin.known_browsers import forget_known, is_known_browser, successful_sign_ins, throttle_lane
-from guardsvc.trust.signin_trust import new_trust_secret, skips_code_step
-from guardsvc.web.identity import digest
-from guardsvc.twofactor.service import verify_second_factor
 from guardsvc.passkeys import service as passkeys
-from guardsvc.metrics import counters as metrics
-
-SECOND_FACTOR_RESULTS = {"totp": "2fa_passed", "recovery": "recovery_code_used"}
-# A sign-in that proved every factor of its account (so its session starts re-authenticated).
-FULLY_PROVEN_RESULTS = frozenset({"success", *SECOND_FACTOR_RESULTS.values()})
-
-
-@dataclass
-class SignInOutcome:
-    """What an attempt came to: the history row, the user (when known) and any refusal."""
-
-    event: LoginEvent
-    user: User | None = None
-    error: GuardError | None = None
-    token: str | None = None
-    token_record: object = None
-    # The half-finished sign-in no longer holds (account changed): start again at the password.
-    restart: bool = False
-    # A new trust secret for this browser ("trust this device" at the code step); the door sends it.
-    trust_secret: str | None = None
-
-    @property
-    def result(self):
-        return self.event.result
-
-    @property
-    def signed_in(self):
-        return self.event.result in SUCCESS_RESULTS
-
-    @property
-    def needs_code(self):
-        return self.event.result == "code_required"
-
-    @property
-    def alerted(self):
-        return self.event.alerted
-
-    @property
-    def reauthenticates(self):
-        """Every factor of the account was proved (not a code step skipped on a trusted browser)."""
-        return self.event.result in FULLY_PROVEN_RESULTS
-
-    @property
-    def passed_second_factor(self):
-        return self.event.result in SECOND_FACTOR_RESULTS.values()
-
-
-def record_attempt(result, client, email, user=None, *, alerted=False, lane=None):
-    """Add one row to the login history (in the caller's transaction); ``lane``: signin.throttle."""
-    event = LoginEvent(created_at=clock.utcnow(), user_id=user.id if user else None,
-                       email=account_email(email), ip_address=client.ip_address,
-                       device_id=client.device_id, user_agent=client.user_agent, result=result,
-                       alerted=alerted, known_browser=lane is not None,
-                       device_cookie_hash=digest(client.device_cookie) if client.device_cookie else None)
-    db.session.add(event)
-    db.session.flush()
-    metrics.SIGN_INS.labels(result).inc()
-    if user is not None and result in SUCCESS_RESULTS:
-        forget_known(user)
-    return event
-
-
-def needs_alert(user, client):
-    """Alert on a sign-in from a browser that is not known (never on the account's first sign-in)."""
-    if is_known_browser(user, client):
-        return False
-    return db.session.scalar(successful_sign_ins(user).limit(1)) is not None
-
-
-def _succeed(user, client, email, result):
-    alert = needs_alert(user, client)
-    event = record_attempt(result, client, email, user, alerted=alert)
-    if alert:
-        queue_signin_alert(user, event)
-    return SignInOutcome(event, user)
-
-
-def _refuse(result, client, email, user, error):
-    # The refusal is on record (history row, used code step): the request keeps it.
-    error.keeps_writes = True
-    lane = throttle_lane(user, client) if user is not None else None
-    return SignInOutcome(record_attempt(result, client, email, user, lane=lane), user, error)
-
-
-def _throttled(failure, client, email, user, *, exact=True):
-    """A refusal recorded as ``locked`` when the account has no ``failure`` left, else None.
-
-    ``exact=False``: the first look, before any password hash runs. When the
-    count of every client but the owner's known browsers is spent, the owner
-    gets one notice per window.
-    """
-    lane = throttle_lane(user, client) if user is not None else None
-    try:
-        check_account_throttle(failure, user=user, email=email, lane=lane, exact=exact)
-    except TooManyAttempts as error:
-        if user is not None and lane is None:
-            _notify_lock_once(user, client)
-        return _refuse("locked", client, email, user, error)
-    return None
-
-
-def _notify_lock_once(user, client):
-    window = timedelta(minutes=current_app.config["ACCOUNT_FAILURE_WINDOW_MINUTES"])
-    notices.account_locked_once(user, client=client, since=clock.utcnow() - window)
+from guardsvc.sessions import service as sessions
+from guardsvc.signin import verification
+from guardsvc.signin.email_step import email_step
+from guardsvc.signin.outcomes import (FULLY_PROVEN_RESULTS, SECOND_FACTOR_RESULTS, SignInOutcome,  # noqa: F401
+                                      account_stamp, record_attempt, refuse as _refuse, still_pending,
+                                      succeed as _succeed, throttled as _throttled)
+from guardsvc.signin.throttle import WRONG_CODE, WRONG_PASSWORD
+from guardsvc.trust.service import trust_device
+from guardsvc.trust.signin_trust import new_trust_secret, skips_code_step
+from guardsvc.twofactor.service import verify_second_factor
+from guardsvc.web.errors import Forbidden, InvalidState, Unauthorized, ValidationFailed
 
 
 def _check_code(user, client, email, code):
@@ -179,7 +67,7 @@ def sign_in_with_passkey(response, client):
     return _succeed(user, client, user.email, SECOND_FACTOR_RESULTS["totp"])
 
 
-def sign_in(email, password, client, code=None, *, web=False):
+def sign_in(email, password, client, code=None, *, web=False, email_code=None):
     """Check e-mail and password, then the second step when the account needs it here.
 
     The second step is skipped when the account has no 2FA, or when the
@@ -187,6 +75,9 @@ def sign_in(email, password, client, code=None, *, web=False):
     at this IP (trust/signin_trust.py); a device id or an address never skips it.
     Without ``code`` a 2FA account answers ``code_required`` (the web flow
     then asks for the code on its own page).
+    An account without 2FA signing in from somewhere new answers
+    ``email_code_required`` until ``email_code`` holds the code it was e-mailed
+    (signin/verification.py).
     Service accounts may only use tokens, so ``web`` sign-ins refuse them.
     An account out of wrong passwords (or, past the password, of wrong codes)
     is refused with 429 whatever was sent (``signin/throttle.py``). The slow
@@ -211,8 +102,19 @@ def sign_in(email, password, client, code=None, *, web=False):
     if web and user.is_service:
         # Only reached with the right password, so this reveals nothing to a guesser.
         return _refuse("not_allowed", client, email, user, Forbidden(messages.SERVICE_ACCOUNT_NO_WEB))
+    outcome = _after_password(user, client, email, code, email_code)
+    # Asked only of the right password, so the answer tells a guesser nothing.
+    outcome.password_breached = is_breached(password)
+    return outcome
+
+
+def _after_password(user, client, email, code, email_code):
+    """The steps after a right password: the e-mailed code from somewhere new (no 2FA), or the second factor."""
     if not user.has_2fa:
-        return _succeed(user, client, email, "success")
+        novelty = verification.judge_place(user, client)
+        if novelty.reason:
+            return email_step(user, client, email, novelty, email_code)
+        return _succeed(user, client, email, "success", novelty)
     if skips_code_step(user.id, client.ip_address, client.trust_secret):
         return _succeed(user, client, email, "2fa_skipped")
     if not code:
@@ -223,22 +125,9 @@ def sign_in(email, password, client, code=None, *, web=False):
     return _check_code(user, client, email, code)
 
 
-def account_stamp(user):
-    """A short fingerprint of the account's password hash: it changes when the password does."""
-    return hashlib.sha256(user.password_hash.encode("utf-8")).hexdigest()[:16]
-
-
-def _still_pending(user_id, stamp):
-    """The account that passed the password step, unless it changed since (deactivated, password, 2FA off)."""
-    user = db.session.get(User, user_id)
-    if user is None or not user.is_active or account_stamp(user) != stamp or not user.has_2fa:
-        return None
-    return user
-
-
 def pending_user(state):
     """The account a half-finished sign-in (``signin.pending``) is for, or InvalidState when it no longer holds."""
-    user = _still_pending(state["user_id"], state["stamp"])
+    user = still_pending(state["user_id"], state["stamp"])
     if user is None:
         raise InvalidState(messages.SIGNIN_CODE_EXPIRED)
     return user
@@ -246,7 +135,7 @@ def pending_user(state):
 
 def offers_passkey(state):
     """True when the code step of this half-finished sign-in may offer "Gunakan passkey"."""
-    user = _still_pending(state["user_id"], state["stamp"])
+    user = still_pending(state["user_id"], state["stamp"])
     return user is not None and passkeys.has_passkeys(user)
 
 
@@ -262,7 +151,7 @@ def sign_in_with_code(user_id, stamp, code, client, *, trust_this_device=False, 
     (``outcome.trust_secret``, for the door to send), so the next sign-in from
     this browser at this IP skips the code: trust earned with a second factor here.
     """
-    user = _still_pending(user_id, stamp)
+    user = still_pending(user_id, stamp)
     if user is None:
         user = db.session.get(User, user_id)
         outcome = _refuse(WRONG_CODE, client, user.email if user else "", user,
@@ -279,9 +168,9 @@ def sign_in_with_code(user_id, stamp, code, client, *, trust_this_device=False, 
     return outcome
 
 
-def sign_in_for_token(email, password, client, *, code=None, token_name=None):
+def sign_in_for_token(email, password, client, *, code=None, email_code=None, token_name=None):
     """``POST /api/auth/tokens``: a full sign-in that, when it succeeds, issues a token."""
-    outcome = sign_in(email, password, client, code=code)
+    outcome = sign_in(email, password, client, code=code, email_code=email_code)
     if outcome.signed_in:
         outcome.token, outcome.token_record = accounts.create_token(outcome.user, token_name, client=client)
     return outcome

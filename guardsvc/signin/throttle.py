@@ -8,9 +8,10 @@ exactly like an existing account and the answers tell nothing about which
 accounts exist. A browser the account knows (signin/known_browsers.py) has a
 count of its own, so strangers using up the account's allowance lock out
 everyone but the owner's browsers; a completed password reset starts every
-count afresh (``User.failures_cleared_at``). Only the failures count (``wrong_password`` / ``wrong_code``);
-the ``locked`` rows a throttle writes do not, so the throttle ends when the
-window has passed. The count is never skipped: a database that cannot answer
+count afresh (``User.failures_cleared_at``). Only the failures count (``wrong_password`` / ``wrong_code``;
+a wrong e-mailed sign-in code counts as a wrong password); the ``locked`` rows a
+throttle writes do not, so the throttle ends when the window has passed. The
+count is never skipped: a database that cannot answer
 fails the request, it never lets the guess through.
 """
 import hashlib
@@ -28,6 +29,9 @@ from guardsvc.signin.models import EMAIL_MAX, LoginEvent
 WRONG_PASSWORD = "wrong_password"
 WRONG_CODE = "wrong_code"
 _ALLOWANCE = {WRONG_PASSWORD: "ACCOUNT_PASSWORD_FAILURES", WRONG_CODE: "ACCOUNT_CODE_FAILURES"}
+# The history results each allowance counts: a wrong e-mailed sign-in code (signin/verification.py)
+# completes a password step, so it is counted like a wrong password.
+COUNTED = {WRONG_PASSWORD: (WRONG_PASSWORD, "wrong_email_code"), WRONG_CODE: (WRONG_CODE,)}
 
 
 def account_email(email):
@@ -61,7 +65,7 @@ def check_account_throttle(failure, *, user=None, email="", lane=None, exact=Tru
     if exact:
         _serialize(f"{user.id}" if user is not None else f"e:{account_email(email)}")
     newest = db.session.scalars(
-        select(LoginEvent.created_at).where(account, whose, LoginEvent.result == failure,
+        select(LoginEvent.created_at).where(account, whose, LoginEvent.result.in_(COUNTED[failure]),
                                             LoginEvent.created_at > since)
         .order_by(LoginEvent.created_at.desc()).limit(allowance)).all()
     if allowance > 0 and len(newest) < allowance:

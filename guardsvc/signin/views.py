@@ -1,4 +1,5 @@
-"""HTML door for signing in: the password step (/masuk) and the code step (/masuk/kode)."""
+"""HTML door for signing in: the password step (/masuk), the code step (/masuk/kode) and the
+e-mailed-code step of a sign-in from somewhere new (/masuk/kode-email)."""
 from flask import Blueprint, flash, redirect, render_template, request, url_for
 from flask_login import current_user
 
@@ -10,8 +11,8 @@ from guardsvc.web.identity import current_client, issue_trust_cookie
 from guardsvc.pages.forms import load_form
 from guardsvc.pages.navigation import safe_next
 from guardsvc.web.stale_forms import rerender_when_stale
-from guardsvc.signin import pending, service
-from guardsvc.signin.schemas import CodeStepSchema
+from guardsvc.signin import email_step, pending, service, verification
+from guardsvc.signin.schemas import CodeStepSchema, EmailCodeStepSchema
 from guardsvc.passkeys.schemas import PasskeyAnswerSchema
 from guardsvc.signin.limits import code_limit, remember_outcome, sign_in_limit
 from guardsvc.storage.transaction import ends_with
@@ -64,11 +65,22 @@ def sign_in_submit():
         return render_sign_in(values["email"], next_url, errors=errors, status=422)
     outcome = service.sign_in(data["email"], data["password"], current_client(), web=True)
     if outcome.needs_code:
-        return pending.begin_code_step(outcome.user, next_url)
+        return pending.begin_code_step(outcome.user, next_url, breached=outcome.password_breached)
+    if outcome.needs_email_code:
+        return pending.begin_email_step(outcome.user, next_url, verification.CODE_MINUTES,
+                                        breached=outcome.password_breached, reason=outcome.email_code_reason)
     if outcome.error:
         return render_sign_in(values["email"], next_url, failure=ends_with(outcome.error).message,
                                status=outcome.error.status, headers=outcome.error.headers)
     start_session(outcome.user, current_client(), reauthenticated=outcome.reauthenticates)
+    return _signed_in(next_url, outcome.password_breached)
+
+
+def _signed_in(next_url, breached):
+    """On to ``next``; a password on the breach list goes to the change-password form first, saying why."""
+    if breached:
+        flash(messages.PASSWORD_BREACHED_AT_SIGNIN, "error")
+        return redirect(url_for("security_pages.password_form"), code=303)
     return redirect(_next_target(next_url), code=303)
 
 
@@ -113,8 +125,57 @@ def code_submit():
         start_session(outcome.user, current_client(), second_factor=outcome.passed_second_factor)
         if outcome.trust_secret:
             issue_trust_cookie(outcome.trust_secret)
-        return redirect(_next_target(state["next"]), code=303)
+        return _signed_in(state["next"], state.get("breached"))
     ends_with(outcome.error)
     if outcome.restart:
         return _expired()
     return _render_code_form(outcome.error.message, outcome.error.status, trust, outcome.error.headers)
+
+
+def _render_email_code_form(state, failure=None, status=200, headers=None):
+    record = email_step.pending_code_of(state, current_client())
+    return render_template("signin/email_code.html", failure=failure, record=record,
+                           delivery=verification.delivery_of(record) if record else None,
+                           email=state["email"]), status, {"Cache-Control": "no-store", **(headers or {})}
+
+
+@bp.get("/masuk/kode-email")
+def email_code_form():
+    """Ask for the code e-mailed for a sign-in from somewhere new, and say how far its e-mail got."""
+    state = pending.current(pending.EMAIL_STEP)
+    if state is None:
+        return _expired()
+    return _render_email_code_form(state)
+
+
+@bp.post("/masuk/kode-email")
+@sign_in_limit  # a guess at the code is counted like a password guess, per address too
+def email_code_submit():
+    """Check the e-mailed code; on success the session starts and the person goes on."""
+    state = pending.current(pending.EMAIL_STEP)
+    if state is None:
+        return _expired()
+    data, errors, _ = load_form(EmailCodeStepSchema(), request.form, ("code",))
+    if errors:  # not eight digits: no guess to count
+        return _render_email_code_form(state, errors["code"][0], 422)
+    outcome = email_step.sign_in_with_email_code(state, data["code"], current_client())
+    if outcome.signed_in:
+        start_session(outcome.user, current_client(), reauthenticated=outcome.reauthenticates)
+        return _signed_in(state["next"], state.get("breached"))
+    ends_with(outcome.error)
+    if outcome.restart:
+        return _expired()
+    return _render_email_code_form(state, outcome.error.message, outcome.error.status, outcome.error.headers)
+
+
+@bp.post("/masuk/kode-email/baru")
+@sign_in_limit
+def email_code_resend():
+    """Send a new code (at most one a minute); the older one stops working."""
+    state = pending.current(pending.EMAIL_STEP)
+    if state is None:
+        return _expired()
+    record = email_step.resend_email_code(state, current_client())
+    flash(messages.EMAIL_CODE_RESENT if record is not None else messages.EMAIL_CODE_RESEND_WAIT,
+          "success" if record is not None else "error")
+    return redirect(url_for(".email_code_form"), code=303)

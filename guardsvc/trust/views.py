@@ -8,6 +8,8 @@ from guardsvc.accounts.auth import reauthentication_required, roles_required
 from guardsvc.accounts.roles import PEOPLE
 from guardsvc.web.identity import current_client, issue_trust_cookie
 from guardsvc.pages.forms import load_form
+from guardsvc.places.geoip import locate
+from guardsvc.places.names import label_of
 from guardsvc.trust import service
 from guardsvc.trust.signin_trust import new_trust_secret, skips_code_step
 from guardsvc.trust.schemas import DeviceRenameSchema, SaveMyIpSchema
@@ -19,13 +21,15 @@ FIELDS = ("device_name",)
 
 
 def devices_part(user, client):
-    """What the trusted-devices part of /akun shows: each record, and whether it is this device."""
-    devices = [(record, service.is_this_device(record, client)) for record in service.list_trusted(user)]
+    """What the trusted-devices part of /akun shows: each record, whether it is this device, and where its
+    address is now (the GeoIP database, guardsvc.places)."""
+    devices = [(record, service.is_this_device(record, client), label_of(locate(record.ip_address)))
+               for record in service.list_trusted(user)]
     return {"devices": devices,
             # No "trust this device" offer where this browser already skips the code here: its one
             # entry is named (and renamed) in the list instead.
             "trusted_here": skips_code_step(user.id, client.ip_address, client.trust_secret),
-            "this_entry": next((record for record, here in devices if here and record.is_active), None)}
+            "this_entry": next((record for record, here, _ in devices if here and record.is_active), None)}
 
 
 register_section_with(bp, Section("perangkat", "trust/_account_devices.html", devices_part, order=10))

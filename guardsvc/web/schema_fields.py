@@ -175,6 +175,24 @@ class SecondFactorCode(Text):
         return text
 
 
+class EmailCode(Text):
+    """The 8-digit code of an e-mail (``1234 5678`` and ``1234-5678`` read as ``12345678``): ASCII digits only."""
+
+    default_error_messages = {"bad_email_code": messages.FIELD_BAD_EMAIL_CODE}
+
+    def __init__(self, **kwargs):
+        super().__init__(max_length=32, **kwargs)
+
+    def _deserialize(self, value, attr, data, **kwargs):
+        text = super()._deserialize(value, attr, data, **kwargs)
+        if text is None:
+            return None
+        digits = re.sub(r"[ -]", "", text)
+        if not re.fullmatch(r"[0-9]{8}", digits, re.ASCII):
+            raise self.make_error("bad_email_code")
+        return digits
+
+
 class Choice(Text):
     """One of a fixed set of words."""
 
