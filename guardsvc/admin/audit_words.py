@@ -38,6 +38,9 @@ ACTIONS = {
     "passkey.removed": messages.AUDIT_PASSKEY_REMOVED,
     "passkey.sign_count_back": messages.AUDIT_PASSKEY_COUNT_BACK,
     "passkey.used": messages.AUDIT_PASSKEY_USED,
+    "signin.email_code_sent": messages.AUDIT_SIGNIN_CODE_SENT,
+    "signin.email_code_passed": messages.AUDIT_SIGNIN_CODE_PASSED,
+    "passwords.breached_loaded": messages.AUDIT_BREACHED_LOADED,
 }
 
 # In the order a reader wants them; details not named here follow, by key.
@@ -52,6 +55,8 @@ DETAILS = {
     "token_name": messages.AUDIT_TOKEN_NAME, "token_id": messages.AUDIT_TOKEN_ID,
     "passkey": messages.AUDIT_PASSKEY, "passkey_id": messages.AUDIT_PASSKEY_ID, "purpose": messages.AUDIT_PURPOSE,
     "stored": messages.AUDIT_COUNT_STORED, "presented": messages.AUDIT_COUNT_PRESENTED,
+    "country": messages.AUDIT_COUNTRY, "entries": messages.AUDIT_ENTRIES, "source": messages.AUDIT_SOURCE,
+    "min_count": messages.AUDIT_MIN_COUNT,
 }
 
 _CHOICES = {
@@ -59,6 +64,8 @@ _CHOICES = {
     "purpose": {"second_factor": messages.AUDIT_PURPOSE_SECOND_FACTOR,
                 "passwordless": messages.AUDIT_PURPOSE_PASSWORDLESS},
     "origin": {"crowdsec": "CrowdSec"},
+    # why a sign-in asked for an e-mailed code (guardsvc.signin.models.VERIFY_REASONS); other reasons are free text
+    "reason": {"new_country": messages.AUDIT_REASON_NEW_COUNTRY, "fast_travel": messages.AUDIT_REASON_FAST_TRAVEL},
 }
 _ROLES = {USER: messages.AUDIT_ROLE_USER, ADMIN: messages.AUDIT_ROLE_ADMIN, SERVICE: messages.AUDIT_ROLE_SERVICE}
 for _key in ("role", "old", "new"):  # old and new are roles: the only change audited with both is a role's
