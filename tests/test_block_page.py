@@ -78,3 +78,10 @@ def test_in_app_block_page_shows_the_same_facts(client, make_block):
     assert reference in html and BLOCKED_IP in html and "Tidak ada batas waktu" in html
     assert f'href="/banding?ref={reference}"' in html
     assert ">Masuk<" not in html
+
+
+def test_does_not_say_a_person_blocked_the_visitor(client, make_block):
+    """Blocks come from people, imported lists and CrowdSec alike: the page says what is blocked, not who did it."""
+    html = page(client, make_block(network=BLOCKED_IP))
+    assert "Akses dari alamat IP atau perangkat yang sedang Anda pakai diblokir" in html
+    assert "Administrator memblokir" not in html
