@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 import requests
 
-from tests.live import ROOT, LiveServer, free_port, wait_for_port
-from tests.nginx_support import NGINX, missing, nginx_conf
-from tests.test_nginx_forward_auth import UPSTREAM, fetch
+from tests.guarded_site import guarded_site
+from tests.live import ROOT
+from tests.test_nginx_forward_auth import fetch
 
 pytestmark = pytest.mark.proxy
 FREE, BLOCKED = "127.0.0.2", "127.0.0.3"
@@ -36,30 +36,15 @@ def edge_secret(env):
 @pytest.fixture(scope="module")
 def stack(app, tmp_path_factory):
     """guardsvc without a configured secret (its own instance folder), nginx given the printed one."""
-    if missing():
-        pytest.skip(missing())
     instance = tmp_path_factory.mktemp("instance")
     env = {"GUARDSVC_INSTANCE_PATH": str(instance), "GUARDSVC_FORWARD_AUTH_SECRET": ""}
     printed, origin = edge_secret(env)
     secret = printed.strip()
     prefix = tmp_path_factory.mktemp("nginx")
-    app_port, port = free_port(), free_port()
-    upstream = subprocess.Popen([sys.executable, "-c", UPSTREAM, str(app_port)])
-    guardsvc = LiveServer(workers=2, env={**env, "GUARDSVC_PROXY_COUNT": "1"})
-    (prefix / "nginx.conf").write_text(nginx_conf(prefix, port=port, guardsvc=f"127.0.0.1:{guardsvc.port}",
-                                                  app=f"127.0.0.1:{app_port}", secret=secret))
-    nginx = subprocess.Popen([NGINX, "-p", str(prefix), "-c", str(prefix / "nginx.conf")])
-    try:
-        wait_for_port(app_port, upstream, "upstream")
-        wait_for_port(port, nginx, "nginx")
-        yield {"port": port, "guardsvc": guardsvc, "secret": secret, "printed": printed, "origin": origin,
-               "instance": instance, "env": env}
-    finally:
-        for process in (nginx, upstream):
-            process.terminate()
-            process.wait(timeout=10)
-        guardsvc.stop()
-        shutil.rmtree(prefix, ignore_errors=True)
+    with guarded_site(prefix, secret, env) as site:
+        yield {"port": site.port, "guardsvc": site.guardsvc, "secret": secret, "printed": printed,
+               "origin": origin, "instance": instance, "env": env}
+    shutil.rmtree(prefix, ignore_errors=True)
 
 
 def test_the_secret_is_generated_once_owner_only_and_printed_alone(stack):
