@@ -236,6 +236,6 @@ def register_commands(app):
     from guardsvc.webhooks.cli import webhooks_cli
 
     for group in (users_cli, tokens_cli, tickets_cli, mail_cli, blocks_cli, allows_cli, sessions_cli,
-                  twofactor_cli, bouncers_cli, crowdsec_cli, webhooks_cli, passwords_cli, edge_cli, purge_command,
-                  worker_command):
+                  twofactor_cli, bouncers_cli, crowdsec_cli, webhooks_cli, passwords_cli, edge_cli,
+                  purge_command, worker_command):
         app.cli.add_command(group)
