@@ -107,10 +107,13 @@ class Databases:
         shutil.rmtree(self.folder, ignore_errors=True)
 
 
+PROXY_SECRET = "bench-proxy-secret"  # what the proxy sends to forward auth
+
+
 def guardsvc_env(database_url, instance, extra=None):
     return {**os.environ, "GUARDSVC_DATABASE_URL": database_url,
             "GUARDSVC_SECRET_KEY": "bench-secret-key", "GUARDSVC_LOG_LEVEL": "WARNING",
-            "GUARDSVC_PROXY_COUNT": "1",
+            "GUARDSVC_PROXY_COUNT": "1", "GUARDSVC_FORWARD_AUTH_SECRET": PROXY_SECRET,
             **(extra or {})}
 
 
@@ -344,7 +347,8 @@ def guardsvc_paths(server, token, tickets):
                                    {**json, "Cookie": cookie_header(signed_in), "X-CSRFToken": csrf},
                                    '{"device_name": "Laptop kantor"}', True),
         "guarded-page": Path_("GET", ["/"], {"Cookie": cookie_header(browser)}),
-        "forward-auth": Path_("GET", ["/api/guard/forward-auth"], {"X-Forwarded-For": "198.51.100.9"}),
+        "forward-auth": Path_("GET", ["/api/guard/forward-auth"],
+                              {"X-Forwarded-For": "198.51.100.9", "X-Guardsvc-Secret": PROXY_SECRET}),
         "sign-in": Path_("POST", ["/masuk"], sign_in_headers, sign_in_form),
     }
 

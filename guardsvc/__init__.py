@@ -228,6 +228,7 @@ def register_commands(app):
     from guardsvc.outbox.cli import mail_cli
     from guardsvc.blocks.cli import blocks_cli
     from guardsvc.blocks.allows_cli import allows_cli
+    from guardsvc.blocks.proxy_cli import edge_cli
     from guardsvc.crowdsec.cli import bouncers_cli, crowdsec_cli
     from guardsvc.sessions.cli import sessions_cli
     from guardsvc.retention.cli import purge_command, worker_command
@@ -235,6 +236,6 @@ def register_commands(app):
     from guardsvc.webhooks.cli import webhooks_cli
 
     for group in (users_cli, tokens_cli, tickets_cli, mail_cli, blocks_cli, allows_cli, sessions_cli,
-                  twofactor_cli, bouncers_cli, crowdsec_cli, webhooks_cli, passwords_cli, purge_command,
-                  worker_command):
+                  twofactor_cli, bouncers_cli, crowdsec_cli, webhooks_cli, passwords_cli, edge_cli,
+                  purge_command, worker_command):
         app.cli.add_command(group)

@@ -157,18 +157,19 @@ def unban_command(read=None):
     return tuple(argv)
 
 
-def shared_secret_key(instance_path):
-    """Return the secret key kept in the instance folder, creating it once.
+def instance_secret(instance_path, name):
+    """Return the random secret kept in the instance folder's file ``name``, creating it once.
 
-    Every gunicorn worker must sign sessions with the same key, so a fresh
-    random key per process would sign users out at random. The file is created
+    Every gunicorn worker must use the same value (a fresh random one per process
+    would sign users out, or refuse the proxy, at random). The file is created
     atomically (write a temporary file, then hard-link it into place) so that
-    concurrent workers agree on one value.
+    concurrent workers agree on one value. The value is URL-safe base64 (A-Z a-z
+    0-9 - _), so it may be pasted into a proxy's configuration as it is.
     """
-    path = Path(instance_path) / "secret_key"
+    path = Path(instance_path) / name
     if not path.exists():
         path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f".secret_key.{os.getpid()}.{secrets.token_hex(4)}")
+        tmp = path.with_name(f".{name}.{os.getpid()}.{secrets.token_hex(4)}")
         # Created owner-only (no moment in which others could read it).
         with os.fdopen(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "w") as file:
             file.write(secrets.token_urlsafe(48))
@@ -179,6 +180,25 @@ def shared_secret_key(instance_path):
         finally:
             tmp.unlink()
     return path.read_text().strip()
+
+
+def shared_secret_key(instance_path):
+    """The secret key kept in the instance folder (``instance/secret_key``), created once."""
+    return instance_secret(instance_path, "secret_key")
+
+
+FORWARD_AUTH_SECRET_FILE = "forward_auth_secret"
+
+
+def forward_auth_secret(read, instance_path):
+    """What the proxy presents in ``X-Guardsvc-Secret`` to ask forward auth and pull the edge list.
+
+    ``GUARDSVC_FORWARD_AUTH_SECRET``, else one generated at the first start into the instance folder
+    (``flask edge secret`` prints it for the proxy's configuration). There is always one: behind a
+    proxy on the same host every visitor's request arrives from loopback, so no caller is trusted
+    for its address alone.
+    """
+    return read.text("FORWARD_AUTH_SECRET") or instance_secret(instance_path, FORWARD_AUTH_SECRET_FILE)
 
 
 def _cheap_password_hashes_for_tests(read):
@@ -266,7 +286,8 @@ def load_settings(instance_path):
         # Behind a proxy the cookie may have to reach several hosts or paths of one site.
         "DEVICE_COOKIE_DOMAIN": read.text("DEVICE_COOKIE_DOMAIN"),
         "DEVICE_COOKIE_PATH": read.text("DEVICE_COOKIE_PATH", "/"),
-        "FORWARD_AUTH_SECRET": read.text("FORWARD_AUTH_SECRET"),
+        # Always set: the setting, else a secret generated into the instance folder (flask edge secret).
+        "FORWARD_AUTH_SECRET": forward_auth_secret(read, instance_path),
         "SITE_NAME": read.text("SITE_NAME"),
         "CONTACT": read.text("CONTACT"),
         "WTF_CSRF_CHECK_DEFAULT": False,

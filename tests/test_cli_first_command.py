@@ -51,6 +51,7 @@ COMMANDS = [
     (["allows", "add", "--ip", "198.51.100.8"], 0),
     (["allows", "list"], 0),
     (["allows", "remove", "1"], 1),
+    (["edge", "secret"], 0),
     (["bouncers", "add", "firewall"], 0),
     (["bouncers", "list"], 0),
     (["bouncers", "remove", "firewall"], 1),

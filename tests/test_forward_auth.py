@@ -2,7 +2,7 @@
 import pytest
 
 from guardsvc import create_app
-from tests.blocks_helpers import BLOCKED_IP, FREE_IP
+from tests.blocks_helpers import BLOCKED_IP, FREE_IP, PROXY_SECRET
 
 URL = "/api/guard/forward-auth"
 PROXY = "127.0.0.1"  # the TCP peer: the proxy itself
@@ -16,11 +16,11 @@ def proxied_app(app):
 
 @pytest.fixture()
 def proxy(proxied_app):
-    """``proxy(client_ip, **headers)`` -> the answer to the sub-request nginx would send."""
+    """``proxy(client_ip, **headers)`` -> the answer to the sub-request nginx would send (with its secret)."""
     client = proxied_app.test_client()
 
     def ask(forwarded_for, device_cookie=None, **headers):
-        headers["X-Forwarded-For"] = forwarded_for
+        headers = {"X-Guardsvc-Secret": PROXY_SECRET, **headers, "X-Forwarded-For": forwarded_for}
         if device_cookie:
             client.set_cookie("guardsvc_device", device_cookie)
         else:
@@ -124,11 +124,12 @@ def test_lifting_a_block_lets_the_client_through_at_once(proxy, make_block, app)
 def secret(proxied_app):
     proxied_app.config["FORWARD_AUTH_SECRET"] = "s3cret-value"
     yield "s3cret-value"
-    proxied_app.config["FORWARD_AUTH_SECRET"] = None
+    proxied_app.config["FORWARD_AUTH_SECRET"] = PROXY_SECRET
 
 
 def test_a_configured_secret_is_required(proxy, secret):
-    assert proxy(FREE_IP).status_code == 401
+    assert proxy(FREE_IP).status_code == 401  # the test settings' secret, no longer this one
+    assert proxy(FREE_IP, **{"X-Guardsvc-Secret": ""}).status_code == 401
     assert proxy(FREE_IP, **{"X-Guardsvc-Secret": "wrong"}).status_code == 401
     assert proxy(FREE_IP, **{"X-Guardsvc-Secret": secret}).status_code == 204
 
@@ -151,9 +152,20 @@ def test_without_a_proxy_the_tcp_peer_is_judged(app, make_block):
     assert client.get(URL, headers=secret, environ_base={"REMOTE_ADDR": BLOCKED_IP}).status_code == 403
 
 
-def test_with_no_secret_set_only_a_loopback_peer_may_ask(client):
-    assert client.get(URL, environ_base={"REMOTE_ADDR": FREE_IP}).status_code == 401
-    assert client.get(URL, environ_base={"REMOTE_ADDR": "::1"}).status_code == 204
+def test_a_loopback_peer_without_the_secret_is_refused(client):
+    # Behind a proxy on the same host every visitor arrives from loopback: an address proves nothing.
+    for peer in ("127.0.0.1", "::1", FREE_IP):
+        response = client.get(URL, environ_base={"REMOTE_ADDR": peer})
+        assert response.status_code == 401 and response.get_json()["success"] is False
+    secret = {"X-Guardsvc-Secret": PROXY_SECRET}
+    assert client.get(URL, headers=secret, environ_base={"REMOTE_ADDR": FREE_IP}).status_code == 204
+
+
+def test_an_empty_secret_refuses_every_caller(app):
+    client = create_app({"TESTING": True, "FORWARD_AUTH_SECRET": ""}).test_client()
+    for headers in ({}, {"X-Guardsvc-Secret": ""}, {"X-Guardsvc-Secret": PROXY_SECRET}):
+        assert client.get(URL, headers=headers, environ_base={"REMOTE_ADDR": "127.0.0.1"}).status_code == 401
+        assert client.get("/edge/v1/decisions", headers=headers).status_code == 401
 
 
 def test_a_browser_gets_the_block_page_itself_with_its_403(proxy, make_block):

@@ -4,43 +4,24 @@ Clients are told apart by their loopback source address (127.0.0.x), which
 is what nginx forwards; the configuration is deploy/nginx/guardsvc.conf.
 """
 import http.client
-import os
 import re
 import shutil
 import subprocess
 import sys
-import textwrap
 import time
 from pathlib import Path
 from urllib.parse import urlencode
 
 import pytest
 
+from tests.guarded_site import UPSTREAM, guarded_site
 from tests.nginx_support import NGINX, missing, nginx_conf
-from tests.live import LiveServer, free_port, wait_for_port as _wait_for_port
+from tests.live import free_port, wait_for_port as _wait_for_port
 
 pytestmark = pytest.mark.proxy
 SECRET = "nginx-test-secret"
 FREE, BLOCKED, IN_RANGE, ALLOWED = "127.0.0.2", "127.0.0.3", "127.0.9.4", "127.0.9.5"
 
-UPSTREAM = textwrap.dedent("""
-    import sys
-    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-
-    class Echo(BaseHTTPRequestHandler):
-        def do_GET(self):
-            body = b"upstream ok"
-            self.send_response(200)
-            self.send_header("Content-Type", "text/plain")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-        def log_message(self, *args):
-            pass
-
-    ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), Echo).serve_forever()
-""")
 
 
 def _nginx_conf(prefix, port, guardsvc_port, app_port, **options):
@@ -51,25 +32,11 @@ def _nginx_conf(prefix, port, guardsvc_port, app_port, **options):
 @pytest.fixture(scope="module")
 def stack(app, tmp_path_factory):
     """nginx (port), the upstream application and guardsvc, each a child process of the test."""
-    if missing():
-        pytest.skip(missing())
     prefix = tmp_path_factory.mktemp("nginx")
-    app_port, port = free_port(), free_port()
-    upstream = subprocess.Popen([sys.executable, "-c", UPSTREAM, str(app_port)])
-    guardsvc = LiveServer(workers=2, env={"GUARDSVC_PROXY_COUNT": "1", "GUARDSVC_FORWARD_AUTH_SECRET": SECRET})
-    (prefix / "nginx.conf").write_text(_nginx_conf(prefix, port, guardsvc.port, app_port))
-    nginx = subprocess.Popen([NGINX, "-p", str(prefix), "-c", str(prefix / "nginx.conf")])
-    try:
-        _wait_for_port(app_port, upstream, "upstream")
-        _wait_for_port(port, nginx, "nginx")
-        yield {"port": port, "guardsvc": guardsvc, "access_log": prefix / "access.log",
+    with guarded_site(prefix, SECRET, {"GUARDSVC_FORWARD_AUTH_SECRET": SECRET}) as site:
+        yield {"port": site.port, "guardsvc": site.guardsvc, "access_log": prefix / "access.log",
                "error_log": prefix / "error.log"}
-    finally:
-        for process in (nginx, upstream):
-            process.terminate()
-            process.wait(timeout=10)
-        guardsvc.stop()
-        shutil.rmtree(prefix, ignore_errors=True)
+    shutil.rmtree(prefix, ignore_errors=True)
 
 
 def fetch(port, path, source, headers=None):

@@ -11,7 +11,7 @@ from openapi_spec_validator import validate
 
 from guardsvc import create_app
 from guardsvc.openapi.document import REGISTRIES, registered_operations
-from tests.blocks_helpers import BLOCKED_IP, from_ip, sign_in_session
+from tests.blocks_helpers import BLOCKED_IP, PROXY_SECRET, from_ip, sign_in_session
 from tests.openapi_checks import document_problems, json_routes, operations, template
 
 PATH_VALUES = {"ticketNumber": "TKT-00000000", "reference": "BLK-00000000", "id": "2147483647"}
@@ -172,7 +172,8 @@ def test_roles_in_the_document_are_the_roles_the_server_enforces(app, client, do
     located = by_operation_id(document)
     for registered in registered_operations(app):
         path, method, operation = located[registered.operation_id]
-        anonymous = _call(client, path, method)
+        # No bearer identity; the proxy's secret, which forward auth requires and the others ignore.
+        anonymous = _call(client, path, method, headers={"X-Guardsvc-Secret": PROXY_SECRET})
         if registered.roles is None:
             assert operation["security"] == [] and anonymous.status_code != 401, registered.operation_id
             continue

@@ -23,6 +23,7 @@ from guardsvc.accounts.models import ApiToken
 from guardsvc.appeals.service import submit_ticket
 from guardsvc.extensions import db
 from guardsvc.web.identity import Client
+from tests.blocks_helpers import PROXY_SECRET
 from tests.factories import PASSWORD, submit_body
 from tests.live import LiveServer
 
@@ -128,6 +129,9 @@ def write_config(path, tokens, seeder):
         '"path.reference" = { dictionary = "blocks", probability = 0.5 }',
         *_operation(["checkTrustedIp", "checkBlock"], tokens["service"]),
         *_operation("revokeToken", tokens["owner"], {"path.id": "tokens"}),
+        # Forward auth answers its proxy: the proxy's secret, so its 204, 403 and 400 are exercised too.
+        "[[operations]]", 'include-operation-id = "forwardAuth"',
+        f"headers = {{ X-Guardsvc-Secret = {_toml(PROXY_SECRET)} }}",
         *_operation("revokeTrustedIp", values={"path.id": "trusted"}),
         # Every well-formed sign-in costs a memory-hard password hash: few cases, mostly real credentials.
         *_operation("createToken", values={"body.email": "emails", "body.password": "passwords"},

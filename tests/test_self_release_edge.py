@@ -2,17 +2,13 @@
 files (its copy of the block list, forward auth) within 2 s, and in the CrowdSec decision stream."""
 import http.client
 import json
-import subprocess
-import sys
 import time
 import uuid
 
 import pytest
 
-from tests.live import LiveServer, free_port, wait_for_port
-from tests.nginx_support import NGINX, missing, nginx_conf
+from tests.guarded_site import guarded_site
 from tests.self_release_support import CHALLENGE, RELEASE, solve
-from tests.test_nginx_forward_auth import UPSTREAM
 
 SECRET = "self-release-edge-secret"
 RANGE = "127.0.17.0/24"
@@ -37,24 +33,8 @@ def through(port, method, path, source, cookie, body=None):
 @pytest.fixture()
 def nginx_stack(app, tmp_path):
     """nginx with two workers, built from deploy/nginx, in front of an application and guardsvc."""
-    if missing():
-        pytest.skip(missing())
-    app_port, port = free_port(), free_port()
-    upstream = subprocess.Popen([sys.executable, "-c", UPSTREAM, str(app_port)])
-    guardsvc = LiveServer(workers=2, env={"GUARDSVC_PROXY_COUNT": "1", "GUARDSVC_FORWARD_AUTH_SECRET": SECRET})
-    (tmp_path / "nginx.conf").write_text(nginx_conf(
-        tmp_path, port=port, guardsvc=f"127.0.0.1:{guardsvc.port}", app=f"127.0.0.1:{app_port}",
-        secret=SECRET, workers=2))
-    nginx = subprocess.Popen([NGINX, "-p", str(tmp_path), "-c", str(tmp_path / "nginx.conf")])
-    try:
-        wait_for_port(app_port, upstream, "upstream")
-        wait_for_port(port, nginx, "nginx")
-        yield port
-    finally:
-        for process in (nginx, upstream):
-            process.terminate()
-            process.wait(timeout=10)
-        guardsvc.stop()
+    with guarded_site(tmp_path, SECRET, {"GUARDSVC_FORWARD_AUTH_SECRET": SECRET}, workers=2) as site:
+        yield site.port
 
 
 @pytest.mark.proxy

@@ -51,6 +51,15 @@ def test_a_shared_database_needs_a_shared_secret_key(clean_env, tmp_path):
     assert load_settings(str(tmp_path))["SECRET_KEY"] == "kunci-bersama"  # a secret from a file
 
 
+def test_the_proxy_secret_is_the_setting_else_one_generated_once_into_the_instance_folder(clean_env, tmp_path):
+    generated = load_settings(str(tmp_path))["FORWARD_AUTH_SECRET"]
+    kept = tmp_path / "forward_auth_secret"
+    assert len(generated) >= 43 and kept.read_text() == generated and kept.stat().st_mode & 0o777 == 0o600
+    assert load_settings(str(tmp_path))["FORWARD_AUTH_SECRET"] == generated  # every worker, every start
+    clean_env.setenv("GUARDSVC_FORWARD_AUTH_SECRET", "rahasia-proksi")
+    assert load_settings(str(tmp_path))["FORWARD_AUTH_SECRET"] == "rahasia-proksi"
+
+
 def test_the_passkey_relying_party_is_the_base_url_host_or_a_domain_it_belongs_to(clean_env, tmp_path):
     clean_env.setenv("GUARDSVC_BASE_URL", "https://akun.example.co.id")
     assert load_settings(str(tmp_path))["WEBAUTHN_RP_ID"] is None  # unset: the host (passkeys/ceremony.py)

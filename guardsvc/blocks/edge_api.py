@@ -1,9 +1,9 @@
 """The edge list door (``GET /edge/v1/decisions``): what a proxy's Lua module pulls every second.
 
 Plain text, not the JSON envelope: the Lua side reads it line by line with no
-JSON library. The caller is the proxy (the forward-auth secret, or loopback
-when none is set); it sends the ETag it holds and an unchanged list costs a
-304 with no body.
+JSON library. The caller is the proxy (it presents the forward-auth secret,
+always); it sends the ETag it holds and an unchanged list costs a 304 with no
+body.
 """
 from flask import Blueprint, current_app, request
 

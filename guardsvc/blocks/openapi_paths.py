@@ -15,7 +15,7 @@ OPERATIONS = (
     Operation("forward_auth.forward_auth", "forwardAuth",
               "Forward auth untuk reverse proxy: boleh lewat (204) atau diblokir (403)", BLOCKS,
               {204: None}, identity=True, errors={400: "Alamat yang diteruskan proksi tidak terbaca.",
-                                                 401: "Rahasia X-Guardsvc-Secret tidak ada atau salah (tanpa rahasia terpasang: hanya pemanggil loopback).",
+                                                 401: "Rahasia X-Guardsvc-Secret tidak ada atau salah (`flask edge secret` mencetaknya).",
                                                  403: Failure("Klien asli diblokir; proksi menampilkan "
                                                               "/terblokir?ref=...", (BLOCKED_ERROR,))},
               description="Klien asli dibaca dari header proksi (GUARDSVC_PROXY_COUNT) dan cookie perangkat. "

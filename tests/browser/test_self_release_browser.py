@@ -1,17 +1,13 @@
 """A blocked person clicks "Buka blokir sendiri" and reaches the guarded page, in a real browser through the
 shipped nginx files; the pages on the way are looked at (screenshots at 375 and 1280 px) and axe-clean."""
 import re
-import subprocess
-import sys
 
 import pytest
 from playwright.sync_api import expect
 
 from tests.browser.conftest import shoot
 from tests.browser.test_accessibility import violations
-from tests.live import LiveServer, free_port, wait_for_port
-from tests.nginx_support import NGINX, missing, nginx_conf
-from tests.test_nginx_forward_auth import UPSTREAM
+from tests.guarded_site import guarded_site
 
 pytestmark = [pytest.mark.browser, pytest.mark.live, pytest.mark.proxy, pytest.mark.one_database]
 SECRET = "self-release-browser-secret"
@@ -24,24 +20,9 @@ WORDS = {
 @pytest.fixture(scope="module")
 def site(app, tmp_path_factory):
     """The guarded site's address: nginx (deploy/nginx) in front of an application and guardsvc."""
-    if missing():
-        pytest.skip(missing())
     prefix = tmp_path_factory.mktemp("nginx-self-release")
-    app_port, port = free_port(), free_port()
-    upstream = subprocess.Popen([sys.executable, "-c", UPSTREAM, str(app_port)])
-    guardsvc = LiveServer(workers=2, env={"GUARDSVC_PROXY_COUNT": "1", "GUARDSVC_FORWARD_AUTH_SECRET": SECRET})
-    (prefix / "nginx.conf").write_text(nginx_conf(prefix, port=port, guardsvc=f"127.0.0.1:{guardsvc.port}",
-                                                  app=f"127.0.0.1:{app_port}", secret=SECRET))
-    nginx = subprocess.Popen([NGINX, "-p", str(prefix), "-c", str(prefix / "nginx.conf")])
-    try:
-        wait_for_port(app_port, upstream, "upstream")
-        wait_for_port(port, nginx, "nginx")
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        for process in (nginx, upstream):
-            process.terminate()
-            process.wait(timeout=10)
-        guardsvc.stop()
+    with guarded_site(prefix, SECRET, {"GUARDSVC_FORWARD_AUTH_SECRET": SECRET}) as guarded:
+        yield f"http://127.0.0.1:{guarded.port}"
 
 
 def blocked_browser(chromium, site, make_block, language, **options):
