@@ -37,6 +37,9 @@ _TRANSPORTS = {transport.value for transport in AuthenticatorTransport}
 class PasskeyRefused(Unauthorized):
     """A passkey response that cannot be accepted; ``user`` is its account when that is known.
 
+    ``proven``: the signature was verified first, so the answer really came from
+    that account's credential (a sign count that went backwards). Anything else
+    can be forged by anyone who knows a credential id, so it proves nothing about the account.
     The refusal keeps what the request wrote: a challenge it spent stays spent
     (a rolled-back DELETE would let the same answer be tried again), and so do
     the notice and audit entry of a sign count that went backwards.
@@ -44,9 +47,10 @@ class PasskeyRefused(Unauthorized):
 
     keeps_writes = True
 
-    def __init__(self, message=messages.PASSKEY_REFUSED, *, user=None):
+    def __init__(self, message=messages.PASSKEY_REFUSED, *, user=None, proven=False):
         super().__init__(message)
         self.user = user
+        self.proven = proven
 
 
 def rp_id():

@@ -107,18 +107,31 @@ def _find(credential_id):
     return db.session.scalar(select(Passkey).where(Passkey.credential_id == credential_id))
 
 
+def _handle_fits(handle, passkey, purpose):
+    """The assertion's ``userHandle`` names the credential's account.
+
+    A passwordless sign-in must carry it (WebAuthn: a discoverable credential
+    always returns it, and it is what names the account); at a second step,
+    where the account is already known, an authenticator may leave it out.
+    """
+    if handle is None:
+        return purpose != PASSWORDLESS
+    return handle == base64url_to_bytes(passkey.user_handle)
+
+
 def use_passkey(response, purpose, *, user=None, client):
     """Check a ``get()`` response; returns the passkey used (its account is ``passkey.user``).
 
     ``purpose`` SECOND_FACTOR needs ``user`` and a passkey of that account;
     PASSWORDLESS finds the account from the credential and needs user
-    verification. Raises PasskeyRefused, with ``user`` set whenever the account is known.
+    verification and a ``userHandle`` of the credential's account. Raises PasskeyRefused,
+    with ``user`` set whenever the account is known.
     """
     credential, credential_id, handle = ceremony.read_assertion(response)
     passkey = _find(credential_id)
     if passkey is None or (user is not None and passkey.user_id != user.id):
         raise PasskeyRefused(messages.PASSKEY_UNKNOWN, user=user)
-    if handle is not None and handle != base64url_to_bytes(passkey.user_handle):
+    if not _handle_fits(handle, passkey, purpose):
         raise PasskeyRefused(user=passkey.user)
     verified = ceremony.verify_assertion(credential, passkey, purpose, user)
     stored, new = passkey.sign_count, verified.new_sign_count
@@ -126,7 +139,7 @@ def use_passkey(response, purpose, *, user=None, client):
         audit_account("passkey.sign_count_back", passkey.user, actor=None, client=client, passkey=passkey.name,
                       passkey_id=passkey.id, stored=stored, presented=new)
         notices.passkey_sign_count_back(passkey.user, passkey.name, client=client)
-        raise PasskeyRefused(messages.PASSKEY_SIGN_COUNT_BACK, user=passkey.user)
+        raise PasskeyRefused(messages.PASSKEY_SIGN_COUNT_BACK, user=passkey.user, proven=True)
     passkey.sign_count = new
     passkey.backed_up = verified.credential_backed_up
     passkey.last_used_at = clock.utcnow()

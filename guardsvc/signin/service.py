@@ -51,13 +51,16 @@ def sign_in_with_passkey(response, client):
 
     It proves both factors (something the person has, unlocked by something
     they know or are), so it is recorded as a passed second factor and the
-    session starts re-authenticated. A refusal whose account is known is
-    written to that account's history as a wrong code.
+    session starts re-authenticated. Only a refusal whose signature was verified
+    (``refused.proven``: the account's own credential answered) is written to that
+    account's history as a wrong code. Anything else, a forged answer naming someone's
+    credential id, is a failed attempt of no account: it must not spend the owner's
+    allowance of wrong codes (``signin/throttle.py``); the per-address limit of the door bounds it.
     """
     try:
         passkey = passkeys.use_passkey(response, passkeys.PASSWORDLESS, client=client)
     except passkeys.PasskeyRefused as refused:
-        user = refused.user
+        user = refused.user if refused.proven else None
         return _refuse(WRONG_CODE, client, user.email if user else "", user, refused)
     user = passkey.user
     if not user.is_active:
