@@ -378,6 +378,8 @@ def load_settings(instance_path):
         "WEBHOOK_POLL_SECONDS": read.number("WEBHOOK_POLL_SECONDS", kind=float, default=5, minimum=0.1),
         # How long a process trusts its list of subscribed events (an endpoint added elsewhere waits this long).
         "WEBHOOK_REFRESH_SECONDS": read.number("WEBHOOK_REFRESH_SECONDS", kind=float, default=10),
+        # Webhooks to loopback, private, link-local or metadata addresses (refused unless true).
+        "WEBHOOK_ALLOW_PRIVATE_TARGETS": read.flag("WEBHOOK_ALLOW_PRIVATE_TARGETS"),
         # Opt-in: the command the worker runs when an approval lifts a block on an IP, e.g.
         # "sudo fail2ban-client unban {ip}"; retried with the webhooks' backoff until it exits 0.
         "FAIL2BAN_UNBAN_COMMAND": unban_command(read),

@@ -181,6 +181,9 @@ BOUNCER_NAME_INVALID = _("Nama bouncer wajib diisi, maksimal 100 karakter.")
 CROWDSEC_BLOCK_REASON = _("Keputusan CrowdSec #{decision_id}: {scenario}")
 CROWDSEC_DECISION_ENDED = _("Keputusan CrowdSec #{decision_id} sudah dihapus atau berakhir.")
 WEBHOOK_URL_INVALID = _("Alamat webhook harus berupa URL http:// atau https:// tanpa nama pengguna dan kata sandi.")
+WEBHOOK_URL_PRIVATE = _("Alamat webhook ini menuju alamat yang tidak publik ({address}): loopback, jaringan pribadi, "
+                        "link-local atau layanan metadata. Gunakan alamat publik, atau minta operator menyetel "
+                        "GUARDSVC_WEBHOOK_ALLOW_PRIVATE_TARGETS=true bila penerimanya memang di jaringan sendiri.")
 WEBHOOK_EVENTS_INVALID = _("Jenis peristiwa tidak dikenal: {unknown}. Pilihan: {choices}.")
 WEBHOOK_NOT_FOUND = _("Webhook tidak ditemukan.")
 ALLOW_CREATED = _("Daftar izin untuk {target} berhasil dibuat.")

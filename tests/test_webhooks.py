@@ -22,8 +22,10 @@ from guardsvc.webhooks.models import EVENTS, HookDelivery
 from guardsvc.webhooks.service import queue_event
 from tests.factories import PASSWORD, submit_ticket
 from tests.live import all_at_once
-from tests.webhook_receiver import Receiver, receiver  # noqa: F401
+from tests.webhook_receiver import Receiver, private_targets_allowed, receiver  # noqa: F401
 
+# These deliver to a receiver on loopback (tests/test_webhook_targets_live.py: the refusal of private targets).
+pytestmark = pytest.mark.usefixtures("private_targets_allowed")
 SECRET = re.compile(r"whsec_[A-Za-z0-9+/]{43}=")
 
 

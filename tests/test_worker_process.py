@@ -14,7 +14,7 @@ from guardsvc.appeals.models import UnblockTicket
 from guardsvc.extensions import db
 from tests.smtp import smtp_server  # noqa: F401
 from tests.test_fail2ban_unban import FAKE_FAIL2BAN, calls_of
-from tests.webhook_receiver import receiver  # noqa: F401
+from tests.webhook_receiver import ALLOW_PRIVATE, private_targets_allowed, receiver  # noqa: F401
 
 ROOT = Path(__file__).resolve().parent.parent
 FLASK = str(Path(sys.executable).with_name("flask"))
@@ -28,6 +28,7 @@ def wait_for(check, seconds=20):
     return check()
 
 
+@pytest.mark.usefixtures("private_targets_allowed")
 def test_worker_sends_mail_and_webhooks_unbans_and_purges(app, runner, make_ticket, make_block,
                                                           smtp_server, receiver, tmp_path, monkeypatch):  # noqa: F811
     script, calls = tmp_path / "fail2ban-client", tmp_path / "calls.jsonl"
@@ -50,7 +51,7 @@ def test_worker_sends_mail_and_webhooks_unbans_and_purges(app, runner, make_tick
     # A retention period of 0 days: the decided ticket is due at once.
     env = {**os.environ, **smtp_server.env, "GUARDSVC_MAIL_POLL_SECONDS": "1", "GUARDSVC_RETENTION_DAYS": "0",
            "GUARDSVC_WEBHOOK_POLL_SECONDS": "0.2", "GUARDSVC_WEBHOOK_RETRY_SECONDS": "0.2",
-           "GUARDSVC_FAIL2BAN_UNBAN_COMMAND": command, "GUARDSVC_LOG_LEVEL": "INFO"}
+           "GUARDSVC_FAIL2BAN_UNBAN_COMMAND": command, "GUARDSVC_LOG_LEVEL": "INFO", **ALLOW_PRIVATE}
     process = subprocess.Popen([FLASK, "--app", "guardsvc", "worker"], cwd=ROOT, env=env,
                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:

@@ -83,6 +83,16 @@ class Receiver:
         return Counter(request.id for request in self.requests)
 
 
+# The receiver listens on loopback: a private target, refused unless the operator allows them.
+ALLOW_PRIVATE = {"GUARDSVC_WEBHOOK_ALLOW_PRIVATE_TARGETS": "true"}
+
+
+@pytest.fixture()
+def private_targets_allowed(app, monkeypatch):
+    """The in-process app (the ``webhooks`` commands, delivery) allows private webhook targets."""
+    monkeypatch.setitem(app.config, "WEBHOOK_ALLOW_PRIVATE_TARGETS", True)
+
+
 @pytest.fixture()
 def receiver():
     server = Receiver().start()

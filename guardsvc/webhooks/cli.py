@@ -27,8 +27,11 @@ def webhooks_round():
 @click.option("--events", type=Checked("events", service.checked_events), default="",
               help=f"Comma-separated event types (default: all of {', '.join(EVENTS)}).")
 def add(url, events):
-    """Add an endpoint; its signing secret (whsec_...) is printed once, alone on the last line."""
-    endpoint, secret = service.add_endpoint(url, events)
+    """Add an endpoint; its signing secret (whsec_...) is printed once, alone on the last line.
+
+    Its host must be public unless GUARDSVC_WEBHOOK_ALLOW_PRIVATE_TARGETS=true.
+    """
+    endpoint, secret = run_or_exit(service.add_endpoint, url, events)
     click.echo(f"webhook {endpoint.id} added for {', '.join(endpoint.event_list)}; its secret (shown only now):")
     click.echo(secret)
 

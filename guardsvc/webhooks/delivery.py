@@ -49,7 +49,9 @@ def _carry_out(row, endpoint):
     if endpoint is None or endpoint.disabled:
         raise DeliveryFailed("the endpoint was removed or disabled")
     headers = signed_headers(endpoint.secret, row.event_id, row.body, clock.utcnow())
-    return post(endpoint.url, row.body, headers, current_app.config["WEBHOOK_TIMEOUT_SECONDS"])
+    config = current_app.config
+    return post(endpoint.url, row.body, headers, config["WEBHOOK_TIMEOUT_SECONDS"],
+                allow_private=config["WEBHOOK_ALLOW_PRIVATE_TARGETS"])
 
 
 def _gives_up(row, endpoint):

@@ -5,7 +5,11 @@ Headers ``webhook-id`` (the event's id, the same on every retry),
 (``v1,`` + base64 HMAC-SHA256 of ``id.timestamp.body`` under the endpoint's
 secret), made by the ``standardwebhooks`` package, so a receiver verifies with
 ``Webhook(secret).verify(body, headers)``. Redirects are not followed; only a
-2xx answer counts as delivered.
+2xx answer counts as delivered. Unless private targets are allowed, the host is
+resolved first, every address it has must be public (``webhooks.targets``), and
+the connection goes to one of exactly those addresses (the name still in ``Host``
+and in TLS, whose certificate is checked against it), so a DNS answer that
+changes between the check and the connection cannot send it elsewhere.
 """
 import http.client
 import socket
@@ -15,6 +19,8 @@ from datetime import datetime, timezone
 from urllib.parse import urlsplit
 
 from standardwebhooks import Webhook
+
+from guardsvc.webhooks.targets import PrivateTarget, default_port, public_addresses
 
 USER_AGENT = "guardsvc-webhooks/1"
 ANSWER_MAX = 300  # bytes of a refusal's body kept in last_error
@@ -31,12 +37,36 @@ def signed_headers(secret, event_id, body, now):
             "webhook-signature": Webhook(secret).sign(event_id, moment, body)}
 
 
-def _connection(url, timeout):
+def _connection(url, timeout, allow_private):
     parts = urlsplit(url)
     if parts.scheme == "https":
-        return http.client.HTTPSConnection(parts.hostname, parts.port, timeout=timeout,
-                                           context=ssl.create_default_context())
-    return http.client.HTTPConnection(parts.hostname, parts.port, timeout=timeout)
+        connection = http.client.HTTPSConnection(parts.hostname, parts.port, timeout=timeout,
+                                                 context=ssl.create_default_context())
+    else:
+        connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=timeout)
+    if not allow_private:
+        port = parts.port or default_port(parts.scheme)
+        try:
+            addresses = public_addresses(parts.hostname, port)
+        except PrivateTarget as refused:
+            raise DeliveryFailed(f"refused: {refused}") from None
+        except OSError as exc:
+            raise DeliveryFailed(f"cannot resolve {parts.hostname}: {exc}") from exc
+        connection._create_connection = _pinned(addresses, port)
+    return connection
+
+
+def _pinned(addresses, port):
+    """What http.client calls to open its socket: a connection to one of ``addresses`` (checked), in order."""
+    def create_connection(_address, timeout, source_address=None):
+        failure = None
+        for address in addresses:
+            try:
+                return socket.create_connection((address, port), timeout, source_address)
+            except OSError as exc:
+                failure = exc
+        raise failure
+    return create_connection
 
 
 def _target(url):
@@ -55,13 +85,14 @@ def _cut(connection, expired):
             pass
 
 
-def post(url, body, headers, timeout):
+def post(url, body, headers, timeout, *, allow_private=False):
     """POST ``body`` (text, sent as UTF-8 JSON) to ``url``; returns the status, or raises DeliveryFailed.
 
     ``timeout`` bounds the whole exchange: connecting, sending and reading
-    the answer together, however slowly a receiver trickles its bytes.
+    the answer together, however slowly a receiver trickles its bytes (the
+    name's resolution comes before it). ``allow_private``: skip the check of the addresses.
     """
-    connection = _connection(url, timeout)
+    connection = _connection(url, timeout, allow_private)
     expired = threading.Event()
     watchdog = threading.Timer(timeout, _cut, (connection, expired))
     watchdog.daemon = True

@@ -22,6 +22,7 @@ from guardsvc.storage import clock
 from guardsvc.storage.sealing import reseal_rows
 from guardsvc.web.errors import NotFound, ValidationFailed
 from guardsvc.webhooks.models import EVENTS, HookDelivery, WebhookEndpoint
+from guardsvc.webhooks.targets import PrivateTarget, check_new_target, default_port
 
 URL_MAX = 2000
 SECRET_PREFIX = "whsec_"
@@ -40,6 +41,19 @@ def checked_url(text):
         valid = False
     if not valid:
         raise ValidationFailed({"url": [messages.WEBHOOK_URL_INVALID]})
+    return url
+
+
+def checked_target(url):
+    """``url`` (checked) when its host is public (``webhooks.targets``) or ``WEBHOOK_ALLOW_PRIVATE_TARGETS``
+    allows any host, else ValidationFailed."""
+    url = checked_url(url)
+    if not current_app.config["WEBHOOK_ALLOW_PRIVATE_TARGETS"]:
+        parts = urlsplit(url)
+        try:
+            check_new_target(parts.hostname, parts.port or default_port(parts.scheme))
+        except PrivateTarget as refused:
+            raise ValidationFailed({"url": [messages.WEBHOOK_URL_PRIVATE.format(address=refused.address)]}) from None
     return url
 
 
@@ -66,7 +80,7 @@ def new_secret():
 def add_endpoint(url, events=None):
     """Add an endpoint for ``events`` (default: every event); returns (endpoint, secret), the secret only here."""
     secret = new_secret()
-    endpoint = WebhookEndpoint(url=checked_url(url), events=",".join(checked_events(events)), secret=secret,
+    endpoint = WebhookEndpoint(url=checked_target(url), events=",".join(checked_events(events)), secret=secret,
                                created_at=clock.utcnow())
     db.session.add(endpoint)
     db.session.flush()
