@@ -211,6 +211,7 @@ def test_the_release_is_audited_counted_and_sent_as_a_webhook(client, make_block
     from guardsvc.audit.models import AuditEvent
     from guardsvc.webhooks.service import add_endpoint
     from guardsvc.webhooks.models import HookDelivery
+    from guardsvc.web.identity import fingerprint
 
     with app.app_context():
         add_endpoint("https://hooks.example.com/guardsvc", events="block.self_released")
@@ -224,6 +225,8 @@ def test_the_release_is_audited_counted_and_sent_as_a_webhook(client, make_block
             delivery = db.session.query(HookDelivery).filter_by(event_type="block.self_released").one()
             data = json.loads(delivery.body)["data"]
             assert data["references"] == [reference] and data["network"] == f"{IP}/32"
+            # A device as events name it: its fingerprint, even a name the client gave itself.
+            assert data["device"] == fingerprint(DEVICE) and DEVICE not in delivery.body
     finally:
         with app.app_context():
             from tests.conftest import _read_webhook_subscriptions

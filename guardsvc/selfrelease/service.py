@@ -37,7 +37,7 @@ from guardsvc.selfrelease.models import ReleaseGate, ReleasedBlock, SelfRelease,
 from guardsvc.storage import clock
 from guardsvc.storage.inserts import insert_unless_conflict
 from guardsvc.web.errors import Conflict, Forbidden, GuardError, ValidationFailed
-from guardsvc.web.identity import DEVICE_HEADER, device_label
+from guardsvc.web.identity import DEVICE_HEADER, device_fingerprint
 from guardsvc.webhooks.service import queue_event
 
 OPEN, NOT_BLOCKED, APPEAL, NO_DEVICE, USED_UP, CLOSED = (
@@ -257,7 +257,7 @@ def _record_release(client, found, now, origin_ip):
             "release": release.id, "allowed_until": clock.isoformat(allowed_until)})
     metrics.SELF_RELEASES.labels("released").inc()
     queue_event("block.self_released", lambda: {
-        "references": references, "network": entry.network, "device": device_label(client.device_id, issued),
+        "references": references, "network": entry.network, "device": device_fingerprint(client.device_id),
         "sources": sorted({block.origin or "guardsvc" for block in found.blocks}),
         "created_at": clock.isoformat(now), "allowed_until": clock.isoformat(allowed_until)})
     release.references = references
