@@ -17,6 +17,7 @@ from werkzeug.routing import parse_converter_args
 from guardsvc.openapi import paths as openapi_paths
 from guardsvc.web.doors import endpoint_is_guarded, json_door, never_guarded
 from guardsvc.web.identity import DEVICE_HEADER, LOCAL_IP_HEADER
+from guardsvc.web.row_ids import row_id_schema
 from guardsvc.openapi.fields import DEVICE_ID_PATTERN, describe_custom_fields
 from guardsvc.openapi.responses import (ERROR_SCHEMAS, RATE_LIMIT_HEADER_COMPONENTS, RATE_LIMIT_HEADERS,
                                         RATE_LIMIT_NOTE, UNSAFE_METHODS, failure_response, failures, schema_ref)
@@ -227,7 +228,7 @@ def _method(rule, operation):
 
 
 def _path(rule, operation):
-    """``/x/<int(max=9):token_id>`` -> (``/x/{id}``, [its path parameter])."""
+    """``/x/<id:token_id>`` -> (``/x/{id}``, [its path parameter])."""
     parameters = []
     unused = set(operation.path_params)
 
@@ -253,6 +254,8 @@ def _path(rule, operation):
 
 
 def _converter_schema(converter, args):
+    if converter == "id":
+        return row_id_schema()
     if converter == "int":
         _, options = parse_converter_args(args or "")
         schema = {"type": "integer", "minimum": options.get("min") or 0}

@@ -111,6 +111,9 @@ def failures(operation, method, guarded):
     def add(status, reason, *shapes):
         answers.setdefault(status, Answer()).add(reason, *shapes)
 
+    # Every request reads the client's address first (web.addresses.require_readable_address).
+    add(400, "Di belakang proksi tepercaya (GUARDSVC_PROXY_COUNT), X-Forwarded-For tidak berisi alamat IP "
+             "yang terbaca.")
     if operation.body is not None:
         add(400, "Isi bukan JSON yang valid atau bukan objek JSON.")
         add(413, "Isi lebih dari 64 KiB.")
@@ -154,7 +157,9 @@ def schema_ref(name):
 def failure_response(answer, extra_headers):
     """The response object of one failure status."""
     refs = [schema_ref(shape) for shape in answer.shapes]
-    schema = refs[0] if len(refs) == 1 else {"oneOf": refs}
+    # anyOf, not oneOf: the shapes extend one another (a cooldown 429 without its ticket number is
+    # also a plain Error), so an answer may match several.
+    schema = refs[0] if len(refs) == 1 else {"anyOf": refs}
     response = {"description": " ".join(answer.reasons),
                 "content": {"application/json": {"schema": schema}}}
     headers = {**extra_headers, **answer.headers}

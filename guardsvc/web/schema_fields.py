@@ -13,6 +13,7 @@ from guardsvc import messages
 from guardsvc.stored_texts import readable
 from guardsvc.storage import clock
 from guardsvc.web.identity import is_valid_device_id, normalize_ip
+from guardsvc.web.row_ids import ROW_ID_MAX
 
 # Lone UTF-16 surrogates are no characters: UTF-8 cannot encode them, so no
 # database, hash or page could take them.
@@ -213,7 +214,7 @@ class Timestamp(fields.Field):
         return clock.isoformat(value)
 
 
-INT32_MAX = 2**31 - 1
+INT32_MAX = ROW_ID_MAX
 
 
 def Integer(*, strict=True, minimum=1, maximum=INT32_MAX, **kwargs):
