@@ -116,7 +116,8 @@ def failures(operation, method, guarded):
              "yang terbaca.")
     if operation.body is not None:
         add(400, "Isi bukan JSON yang valid atau bukan objek JSON.")
-        add(413, "Isi lebih dari 64 KiB.")
+        add(408, "Isi tidak tiba utuh dalam GUARDSVC_BODY_TIMEOUT_SECONDS.")
+        add(413, "Isi lebih dari 64 KiB (juga isi chunked).")
         add(415, "Isi tidak kosong dengan Content-Type selain application/json.")
         add(422, "Isi tidak lolos validasi; `errors` per kolom.", VALIDATION_ERROR)
     if operation.query is not None:
