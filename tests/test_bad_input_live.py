@@ -263,3 +263,13 @@ def test_a_client_that_leaves_mid_body_stores_nothing(app, server):
                           timeout=10)
     assert whole.status_code == 201, whole.text
     assert count(app, UnblockTicket) == 1
+
+
+def test_the_cli_bounds_row_ids_like_the_urls(app, runner, make_allow):
+    entry_id = make_allow(network="192.0.2.12")
+    for args in (["allows", "remove"], ["webhooks", "remove"], ["tokens", "revoke"]):
+        result = runner.invoke(args=[*args, str(2**31)])
+        assert result.exit_code == 2 and "2147483647" in result.output, (args, result.output)
+    with app.app_context():
+        assert db.session.get(AllowEntry, entry_id).removed_at is None
+        db.session.remove()
