@@ -8,7 +8,8 @@ from guardsvc.storage import clock
 from guardsvc.blocks.models import target_kind
 from guardsvc.blocks.networks import ZoneIdGiven, canonical_network, display_target, is_single_address
 from guardsvc.web.listing import SearchQuerySchema
-from guardsvc.web.schema_fields import BaseSchema, DeviceId, Integer, IpAddress, Nullable, StoredText, Text, Timestamp
+from guardsvc.web.schema_fields import (BaseSchema, DeviceId, Flag, Integer, IpAddress, Nullable, StoredText, Text,
+                                        Timestamp)
 
 MAX_MINUTES = 10 * 366 * 24 * 60  # ten years; beyond that, leave the expiry empty
 
@@ -68,7 +69,7 @@ class BlockCreateSchema(BaseSchema):
     minutes = _optional(Integer, strict=False, maximum=MAX_MINUTES)
     expires_at = _optional(UtcDateTime)
     # The person under it may release it by a proof of work (contract section 14).
-    self_release = fields.Boolean(load_default=False, error_messages={"invalid": messages.FIELD_BAD_BOOLEAN})
+    self_release = Flag(load_default=False)
 
     @pre_load
     def _blank_minutes_mean_none(self, data, **kwargs):
@@ -97,8 +98,7 @@ class BlockLiftSchema(BaseSchema):
 class BlockSelfReleaseSchema(BaseSchema):
     """Whether the person under a block may release it by a proof of work."""
 
-    self_release = fields.Boolean(required=True, error_messages={"invalid": messages.FIELD_BAD_BOOLEAN,
-                                                                 "required": messages.FIELD_REQUIRED})
+    self_release = Flag(required=True)
 
 
 class BlockListQuerySchema(SearchQuerySchema):

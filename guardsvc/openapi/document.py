@@ -162,8 +162,11 @@ class _Builder:
         if description:
             document["description"] = description
         if operation.body is not None:
+            # A body with a required field cannot be left out: an empty body reads as `{}` and fails.
+            required = _has_required_field(operation.body)
             document["requestBody"] = {
-                "required": False, "description": "Isi kosong dibaca sebagai `{}`.",
+                "required": required,
+                "description": "Wajib: isi kosong dibaca sebagai `{}`." if required else "Isi kosong dibaca sebagai `{}`.",
                 "content": {"application/json": {"schema": operation.body}}}
         return document
 
@@ -265,6 +268,12 @@ def _converter_schema(converter, args):
     if converter == "path":
         return {"type": "string", "minLength": 1}
     return {"type": "string", "pattern": "^[^/]+$"}
+
+
+def _has_required_field(body):
+    if isinstance(body, dict):
+        return bool(body.get("required"))
+    return any(field.required for field in resolve_schema_cls(body)().fields.values())
 
 
 def _security(operation, method):

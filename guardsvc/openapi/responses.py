@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 
 from marshmallow import Schema, fields
 
-from guardsvc.openapi.operations import (ANY_ROLE, BLOCK_REFERENCE_PATTERN, BLOCKED_ERROR, COOLDOWN_ERROR, ERROR,
+from guardsvc.openapi.operations import (ANY_ROLE, APPEAL_ERROR, BLOCK_REFERENCE_PATTERN, BLOCKED_ERROR, COOLDOWN_ERROR, ERROR,
                                          OTP_REQUIRED_ERROR, TICKET_NUMBER_PATTERN, VALIDATION_ERROR,
                                          VERIFICATION_REQUIRED_ERROR, Failure)
 
@@ -42,6 +42,13 @@ class BlockedErrorSchema(ErrorSchema):
     appeal_url = fields.String(required=True, metadata={"example": "/banding?ref=BLK-1A2B3C4D"})
 
 
+class AppealErrorSchema(ErrorSchema):
+    """The way back is the appeal form: the block's reference and the form's address (self-release refused)."""
+
+    reference = fields.String(required=True, metadata={"pattern": BLOCK_REFERENCE_PATTERN})
+    appeal_url = fields.String(required=True, metadata={"example": "/banding?ref=BLK-1A2B3C4D"})
+
+
 class CooldownErrorSchema(ErrorSchema):
     """The client already has a pending ticket: its number, when the request comes from the ticket's
     address or with the device cookie that submitted it (a device id alone may be guessed)."""
@@ -69,8 +76,8 @@ class VerificationRequiredErrorSchema(ErrorSchema):
 
 
 ERROR_SCHEMAS = {ERROR: ErrorSchema, VALIDATION_ERROR: ValidationErrorSchema, BLOCKED_ERROR: BlockedErrorSchema,
-                 COOLDOWN_ERROR: CooldownErrorSchema, OTP_REQUIRED_ERROR: OtpRequiredErrorSchema,
-                 VERIFICATION_REQUIRED_ERROR: VerificationRequiredErrorSchema}
+                 COOLDOWN_ERROR: CooldownErrorSchema, APPEAL_ERROR: AppealErrorSchema,
+                 OTP_REQUIRED_ERROR: OtpRequiredErrorSchema, VERIFICATION_REQUIRED_ERROR: VerificationRequiredErrorSchema}
 
 
 def _header(description, schema, required=False):

@@ -214,6 +214,31 @@ class Timestamp(fields.Field):
         return clock.isoformat(value)
 
 
+class Flag(fields.Boolean):
+    """A yes/no in a JSON body: ``true`` or ``false`` only (``0``, ``""`` or ``"yes"`` are refused, as the
+    API document says). A form's checkbox text becomes a boolean in the page door (``pages.forms``)."""
+
+    def __init__(self, **kwargs):
+        kwargs.setdefault("error_messages", {"invalid": messages.FIELD_BAD_BOOLEAN, "required": messages.FIELD_REQUIRED,
+                                             "null": messages.FIELD_BAD_BOOLEAN})
+        super().__init__(**kwargs)
+
+    def _deserialize(self, value, attr, data, **kwargs):
+        if not isinstance(value, bool):
+            raise self.make_error("invalid")
+        return value
+
+    @classmethod
+    def from_form(cls, text):
+        """A checkbox's text as a boolean; text that says neither stays as it is (and is refused)."""
+        lowered = text.strip().lower()
+        if lowered in fields.Boolean.truthy:
+            return True
+        if lowered in fields.Boolean.falsy:
+            return False
+        return text
+
+
 INT32_MAX = ROW_ID_MAX
 
 
