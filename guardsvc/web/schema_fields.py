@@ -100,8 +100,11 @@ class Text(fields.String):
 
     def __init__(self, *, max_length=None, multiline=False, blank_as_none=False, **kwargs):
         validators = list(kwargs.pop("validate", []) or [])
+        # A blank value is never validated (it becomes None or ""): its own length is checked here.
+        self._blank_limit = None
         if max_length is not None:
-            validators.insert(0, validate.Length(max=max_length, error=messages.FIELD_TOO_LONG))
+            self._blank_limit = validate.Length(max=max_length, error=messages.FIELD_TOO_LONG)
+            validators.insert(0, self._blank_limit)
         super().__init__(validate=validators, **kwargs)
         self.multiline = multiline
         self.blank_as_none = blank_as_none
@@ -120,6 +123,8 @@ class Text(fields.String):
         if not text:
             if self.required:
                 raise self.make_error("blank")
+            if self._blank_limit is not None:
+                self._blank_limit(value)  # 65 spaces are still more than 64 characters
             return None if self.blank_as_none else text
         return text
 
