@@ -33,8 +33,12 @@ JSON = {"Accept": "application/json"}
 
 @pytest.fixture(scope="module")
 def server(app):
-    """One worker with a few threads, and a short wait for bodies that do not arrive."""
-    server = LiveServer(workers=1, threads=4, env={"GUARDSVC_BODY_TIMEOUT_SECONDS": str(BODY_SECONDS)})
+    """One worker with a few threads, a short wait for bodies that do not arrive, behind one declared proxy.
+
+    Requests without X-Forwarded-For are the TCP peer's, as without a proxy.
+    """
+    server = LiveServer(workers=1, threads=4, env={"GUARDSVC_BODY_TIMEOUT_SECONDS": str(BODY_SECONDS),
+                                                   "GUARDSVC_PROXY_COUNT": "1"})
     yield server
     server.stop()
 
@@ -107,6 +111,18 @@ def test_the_document_bounds_every_integer_path_parameter(server):
     assert "POST /api/admin/allows/{id}/remove" in integers, sorted(integers)
     assert all(schema["minimum"] == 1 and schema["maximum"] == ROW_ID_MAX == 2**31 - 1
                for schema in integers.values()), integers
+
+
+def test_an_unreadable_forwarded_address_is_the_documented_400_on_every_get(app, server, bearer):
+    _, admin = bearer("admin")
+    document = requests.get(server.url + "/api/openapi.json", timeout=10).json()
+    gets = [path for path, item in document["paths"].items() if "get" in item and "{" not in path]
+    assert len(gets) > 10, gets
+    for path in gets:
+        response = requests.get(server.url + path, headers={**admin, **JSON, "X-Forwarded-For": "bukan-alamat"},
+                                timeout=10)
+        assert_json_refusal(response, 400)
+        assert "X-Forwarded-For" in document["paths"][path]["get"]["responses"]["400"]["description"], path
 
 
 # Expiry times out of range ------------------------------------------------------------------------
