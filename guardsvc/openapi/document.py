@@ -166,7 +166,7 @@ class _Builder:
             required = _has_required_field(operation.body)
             document["requestBody"] = {
                 "required": required,
-                "description": "Wajib: isi kosong dibaca sebagai `{}`." if required else "Isi kosong dibaca sebagai `{}`.",
+                "description": ("Wajib: isi" if required else "Isi") + " kosong dibaca sebagai `{}`.",
                 "content": {"application/json": {"schema": operation.body}}}
         return document
 

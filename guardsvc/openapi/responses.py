@@ -10,9 +10,9 @@ from dataclasses import dataclass, field
 
 from marshmallow import Schema, fields
 
-from guardsvc.openapi.operations import (ANY_ROLE, APPEAL_ERROR, BLOCK_REFERENCE_PATTERN, BLOCKED_ERROR, COOLDOWN_ERROR, ERROR,
-                                         OTP_REQUIRED_ERROR, TICKET_NUMBER_PATTERN, VALIDATION_ERROR,
-                                         VERIFICATION_REQUIRED_ERROR, Failure)
+from guardsvc.openapi.operations import (ANY_ROLE, APPEAL_ERROR, BLOCK_REFERENCE_PATTERN, BLOCKED_ERROR,
+                                         COOLDOWN_ERROR, ERROR, OTP_REQUIRED_ERROR, TICKET_NUMBER_PATTERN,
+                                         VALIDATION_ERROR, VERIFICATION_REQUIRED_ERROR, Failure)
 
 UNSAFE_METHODS = frozenset({"post", "put", "patch", "delete"})
 
@@ -77,7 +77,8 @@ class VerificationRequiredErrorSchema(ErrorSchema):
 
 ERROR_SCHEMAS = {ERROR: ErrorSchema, VALIDATION_ERROR: ValidationErrorSchema, BLOCKED_ERROR: BlockedErrorSchema,
                  COOLDOWN_ERROR: CooldownErrorSchema, APPEAL_ERROR: AppealErrorSchema,
-                 OTP_REQUIRED_ERROR: OtpRequiredErrorSchema, VERIFICATION_REQUIRED_ERROR: VerificationRequiredErrorSchema}
+                 OTP_REQUIRED_ERROR: OtpRequiredErrorSchema,
+                 VERIFICATION_REQUIRED_ERROR: VerificationRequiredErrorSchema}
 
 
 def _header(description, schema, required=False):

@@ -20,7 +20,8 @@ class JSONProvider(DefaultJSONProvider):
 
 
 class GuardsvcFlask(Flask):
-    """Flask with row ids in URLs (``<id:name>``, guardsvc.web.row_ids), asking once per function whether a view or hook is a coroutine function.
+    """Flask with row ids in URLs (``<id:name>``, guardsvc.web.row_ids), asking once per function
+    whether a view or hook is a coroutine function.
 
     Flask passes each view, before/after-request hook and teardown through
     ``ensure_sync`` on every request (seventeen calls for a status check), and
