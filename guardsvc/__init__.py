@@ -35,6 +35,7 @@ def create_app(config=None):
     configure_logging(app)
     trust_proxies(app)
     bound_every_request(app)
+    read_whole_bodies(app)
     register_extensions(app)
     register_request_hooks(app)
     register_blueprints(app)
@@ -84,6 +85,13 @@ def bound_every_request(app):
     from guardsvc.storage.deadline import RequestDeadline
 
     app.wsgi_app = RequestDeadline(app.wsgi_app, app.config["REQUEST_DEADLINE_SECONDS"])
+
+
+def read_whole_bodies(app):
+    """Bodies read whole, within a size and a time, before anything parses them (guardsvc.web.bodies)."""
+    from guardsvc.web.bodies import read_whole_bodies as install
+
+    install(app)
 
 
 def register_extensions(app):

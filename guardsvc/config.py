@@ -274,6 +274,8 @@ def load_settings(instance_path):
         # Passkeys (WebAuthn): the relying party id; unset, the host of BASE_URL (passkeys/ceremony.py).
         "WEBAUTHN_RP_ID": read.host_name("WEBAUTHN_RP_ID"),
         "MAX_CONTENT_LENGTH": 64 * 1024,
+        # A request body (at most MAX_CONTENT_LENGTH) must arrive whole within this, or 408 (guardsvc.web.bodies).
+        "BODY_TIMEOUT_SECONDS": read.number("BODY_TIMEOUT_SECONDS", kind=float, default=10, minimum=0.1),
         "TESTING_CHEAP_PASSWORD_HASHES": _cheap_password_hashes_for_tests(read),
         "SESSION_COOKIE_HTTPONLY": True,
         "SESSION_COOKIE_SAMESITE": "Lax",

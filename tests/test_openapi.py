@@ -268,3 +268,26 @@ def test_a_registry_entry_must_match_one_route_once(app, monkeypatch):
         _build_with(app, monkeypatch, _status_check(Envelope(TicketStatusSchema), endpoint="appeals_api.gone"))
     with pytest.raises(ValueError, match="described twice"):
         _build_with(app, monkeypatch, operation, operation)
+
+
+def test_a_failure_of_several_shapes_accepts_an_answer_that_fits_more_than_one(document):
+    """anyOf, never oneOf: a cooldown 429 without its ticket number, or the limiter's 429, is also an Error."""
+    from jsonschema import Draft4Validator
+
+    shared = {"components": document["components"]}
+    several = [(operation["operationId"], status, answer["content"]["application/json"]["schema"])
+               for _, _, operation in operations(document) for status, answer in operation["responses"].items()
+               if "content" in answer and set(answer["content"]["application/json"]["schema"]) & {"oneOf", "anyOf"}]
+    assert several and not [entry for entry in several if "oneOf" in entry[2]], several
+    _, _, submit = by_operation_id(document)["submitTicket"]
+    schema = {**submit["responses"]["429"]["content"]["application/json"]["schema"], **shared}
+    for body in ({"success": False, "message": "Terlalu banyak permintaan."},
+                 {"success": False, "message": "Tiket masih menunggu.", "ticket_number": "TKT-0A1B2C3D"}):
+        assert not list(Draft4Validator(schema).iter_errors(body)), body
+
+
+def test_every_operation_documents_the_unreadable_forwarded_address(document):
+    """Every request reads the client's address first: the 400 for X-Forwarded-For is everyone's."""
+    missing = [f"{method.upper()} {path}" for path, method, operation in operations(document)
+               if "X-Forwarded-For" not in operation["responses"].get("400", {}).get("description", "")]
+    assert not missing, missing

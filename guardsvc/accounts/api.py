@@ -19,7 +19,7 @@ def list_tokens():
     return ok(data=token_schema.dump(service.list_tokens(current_user), many=True))
 
 
-@bp.delete("/tokens/<int(max=2147483647):token_id>")
+@bp.delete("/tokens/<id:token_id>")
 @login_required
 def revoke_token(token_id):
     """Revoke one of the caller's tokens."""

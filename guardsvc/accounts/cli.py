@@ -8,7 +8,7 @@ import click
 from guardsvc.accounts import care, service
 from guardsvc.accounts.roles import ROLES, USER
 from guardsvc.accounts.schemas import AccountSchema, NewAccountSchema, TokenSchema
-from guardsvc.cli.support import echo_json, echo_table, json_option, run_or_exit
+from guardsvc.cli.support import ROW_ID, echo_json, echo_table, json_option, run_or_exit
 from guardsvc.storage.clock import isoformat
 from guardsvc.web.schema_fields import load_or_raise
 from guardsvc.storage.transaction import CommandGroup
@@ -127,7 +127,7 @@ def list_tokens(email, as_json):
 
 
 @tokens_cli.command("revoke")
-@click.argument("token_id", type=click.IntRange(1, 2**31 - 1))
+@click.argument("token_id", type=ROW_ID)
 def revoke_token(token_id):
     """Revoke a token by its id (see ``tokens list``)."""
     record = care.revoke_any_token(token_id, **CLI)

@@ -22,7 +22,7 @@ def sessions_part(user, _client):
 register_section_with(bp, Section(SECTION, "accounts/_account_sessions.html", sessions_part, order=15))
 
 
-@bp.post("/<int(max=2147483647):session_id>/akhiri")
+@bp.post("/<id:session_id>/akhiri")
 @roles_required(*PEOPLE)
 def end_one(session_id):
     """Sign one of the account's sessions out; its cookie stops working at once."""

@@ -62,7 +62,7 @@ def create_token():
     return redirect(url_for(".account", _anchor="token"), code=303)
 
 
-@bp.post("/akun/token/<int(max=2147483647):token_id>/cabut")
+@bp.post("/akun/token/<id:token_id>/cabut")
 @roles_required(*PEOPLE)
 def revoke_token(token_id):
     """Revoke one of the person's own tokens."""

@@ -33,7 +33,7 @@ def create_allow():
     return ok(201, message=messages.ALLOW_CREATED.format(target=body["target"]), data=body)
 
 
-@bp.post("/<int:entry_id>/remove")
+@bp.post("/<id:entry_id>/remove")
 def remove_allow(entry_id):
     """Remove an active allow entry (409 when it was already removed)."""
     entry = allows.remove_allow_entry(entry_id, actor=current_user, origin_ip=client_ip())

@@ -42,7 +42,7 @@ def add_allow():
     return redirect(url_for(".allow_list"), code=303)
 
 
-@bp.post("/<int:entry_id>/hapus")
+@bp.post("/<id:entry_id>/hapus")
 def remove_allow(entry_id):
     """Remove one allow entry (POST + CSRF); back to the list (303)."""
     try:

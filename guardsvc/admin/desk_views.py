@@ -90,7 +90,7 @@ def templates():
     return _render_templates()
 
 
-@bp.get("/templat/<int(max=2147483647):template_id>")
+@bp.get("/templat/<id:template_id>")
 def edit_template(template_id):
     """The form to change one reply template."""
     template = desk.get_template(template_id)
@@ -98,7 +98,7 @@ def edit_template(template_id):
 
 
 @bp.post("/templat")
-@bp.post("/templat/<int(max=2147483647):template_id>")
+@bp.post("/templat/<id:template_id>")
 def save_template(template_id=None):
     """Add a reply template, or save the one being edited (POST + CSRF); back to the list (303)."""
     editing = desk.get_template(template_id) if template_id is not None else None
@@ -110,7 +110,7 @@ def save_template(template_id=None):
     return redirect(url_for(".templates"), code=303)
 
 
-@bp.post("/templat/<int(max=2147483647):template_id>/hapus")
+@bp.post("/templat/<id:template_id>/hapus")
 def delete_template(template_id):
     """Delete one reply template (POST + CSRF)."""
     template = desk.delete_template(template_id)

@@ -4,7 +4,7 @@ from marshmallow import fields
 from guardsvc import messages
 from guardsvc.appeals.models import STATUSES
 from guardsvc.blocks.schemas import display_target_of
-from guardsvc.web.schema_fields import BaseSchema, Nullable, Choice, Email, Text, Timestamp
+from guardsvc.web.schema_fields import BaseSchema, Nullable, Choice, Email, Flag, Text, Timestamp
 
 
 class TicketSubmitSchema(BaseSchema):
@@ -45,7 +45,7 @@ class TicketDecisionSchema(BaseSchema):
     admin_notes = Text(max_length=1000, multiline=True, load_default=None, blank_as_none=True,
                        allow_none=True)
     # On approval, also lift the CIDR ranges that cover the client (never by default).
-    lift_ranges = fields.Boolean(load_default=False, error_messages={"invalid": messages.FIELD_BAD_BOOLEAN})
+    lift_ranges = Flag(load_default=False)
 
 
 MESSAGE_MAX = 2000

@@ -4,7 +4,7 @@ import click
 from guardsvc.storage import clock
 from guardsvc.blocks import allows
 from guardsvc.blocks.allow_schemas import AllowCreateSchema
-from guardsvc.cli.support import echo_rows, json_option, run_or_exit
+from guardsvc.cli.support import ROW_ID, echo_rows, json_option, run_or_exit
 from guardsvc.storage.clock import isoformat
 from guardsvc.web.schema_fields import load_or_raise
 from guardsvc.storage.transaction import CommandGroup
@@ -31,7 +31,7 @@ def add(ip, device_id, reason, minutes):
 
 
 @allows_cli.command("remove")
-@click.argument("entry_id", type=int)
+@click.argument("entry_id", type=ROW_ID)
 def remove(entry_id):
     """Remove an allow entry by its id."""
     entry = run_or_exit(allows.remove_allow_entry, entry_id)

@@ -3,16 +3,24 @@ import ipaddress
 from functools import lru_cache
 
 
+class ZoneIdGiven(ValueError):
+    """An IPv6 address with a zone id (``fe80::1%eth0``): it names a link of one machine, never a client."""
+
+
 def canonical_network(text):
     """``"10.1.2.3"`` -> ``"10.1.2.3/32"``; ``"10.1.2.0/24"`` stays; host bits are refused.
 
     IPv4-mapped IPv6 ranges (``::ffff:10.0.0.0/104``) become their IPv4 range,
     because client addresses are normalized the same way.
-    Raises ValueError for anything that is not an address or a network.
+    Raises ValueError for anything that is not an address or a network, and
+    ZoneIdGiven (a ValueError) for a zone id: client addresses never carry one,
+    so a block or allow entry holding it would never match anyone.
     """
     if not isinstance(text, str):
         raise ValueError("not a string")
     network = ipaddress.ip_network(text.strip(), strict=True)
+    if getattr(network.network_address, "scope_id", None) is not None:
+        raise ZoneIdGiven(text)
     if isinstance(network, ipaddress.IPv6Network) and network.prefixlen >= 96:
         mapped = network.network_address.ipv4_mapped
         if mapped is not None:

@@ -6,9 +6,10 @@ from marshmallow import ValidationError, fields, pre_load, validates_schema
 from guardsvc import messages
 from guardsvc.storage import clock
 from guardsvc.blocks.models import target_kind
-from guardsvc.blocks.networks import canonical_network, display_target, is_single_address
+from guardsvc.blocks.networks import ZoneIdGiven, canonical_network, display_target, is_single_address
 from guardsvc.web.listing import SearchQuerySchema
-from guardsvc.web.schema_fields import BaseSchema, DeviceId, Integer, IpAddress, Nullable, StoredText, Text, Timestamp
+from guardsvc.web.schema_fields import (BaseSchema, DeviceId, Flag, Integer, IpAddress, Nullable, StoredText, Text,
+                                        Timestamp)
 
 MAX_MINUTES = 10 * 366 * 24 * 60  # ten years; beyond that, leave the expiry empty
 
@@ -16,7 +17,7 @@ MAX_MINUTES = 10 * 366 * 24 * 60  # ten years; beyond that, leave the expiry emp
 class IpOrNetwork(Text):
     """An IP address or a CIDR range, returned in canonical CIDR text (``1.2.3.4`` -> ``1.2.3.4/32``)."""
 
-    default_error_messages = {"bad_network": messages.FIELD_BAD_IP_OR_CIDR}
+    default_error_messages = {"bad_network": messages.FIELD_BAD_IP_OR_CIDR, "zone_id": messages.FIELD_IP_ZONE_ID}
 
     def _deserialize(self, value, attr, data, **kwargs):
         text = super()._deserialize(value, attr, data, **kwargs)
@@ -24,6 +25,8 @@ class IpOrNetwork(Text):
             return text
         try:
             return canonical_network(text)
+        except ZoneIdGiven as exc:
+            raise self.make_error("zone_id") from exc
         except ValueError as exc:
             raise self.make_error("bad_network") from exc
 
@@ -31,7 +34,8 @@ class IpOrNetwork(Text):
 class UtcDateTime(fields.Field):
     """An ISO 8601 moment (``Z``, an offset, or naive meaning UTC), loaded as naive UTC."""
 
-    default_error_messages = {"invalid": messages.FIELD_BAD_TIMESTAMP}
+    default_error_messages = {"invalid": messages.FIELD_BAD_TIMESTAMP,
+                              "out_of_range": messages.FIELD_TIMESTAMP_OUT_OF_RANGE}
 
     def _deserialize(self, value, attr, data, **kwargs):
         if not isinstance(value, str):
@@ -44,7 +48,10 @@ class UtcDateTime(fields.Field):
         except ValueError as exc:
             raise self.make_error("invalid") from exc
         if moment.tzinfo is not None:
-            moment = moment.astimezone(timezone.utc).replace(tzinfo=None)
+            try:
+                moment = moment.astimezone(timezone.utc).replace(tzinfo=None)
+            except OverflowError as exc:  # 9999-12-31T23:59:59-14:00 is in year 10000 in UTC
+                raise self.make_error("out_of_range") from exc
         return moment
 
 
@@ -62,7 +69,7 @@ class BlockCreateSchema(BaseSchema):
     minutes = _optional(Integer, strict=False, maximum=MAX_MINUTES)
     expires_at = _optional(UtcDateTime)
     # The person under it may release it by a proof of work (contract section 14).
-    self_release = fields.Boolean(load_default=False, error_messages={"invalid": messages.FIELD_BAD_BOOLEAN})
+    self_release = Flag(load_default=False)
 
     @pre_load
     def _blank_minutes_mean_none(self, data, **kwargs):
@@ -91,8 +98,7 @@ class BlockLiftSchema(BaseSchema):
 class BlockSelfReleaseSchema(BaseSchema):
     """Whether the person under a block may release it by a proof of work."""
 
-    self_release = fields.Boolean(required=True, error_messages={"invalid": messages.FIELD_BAD_BOOLEAN,
-                                                                 "required": messages.FIELD_REQUIRED})
+    self_release = Flag(required=True)
 
 
 class BlockListQuerySchema(SearchQuerySchema):

@@ -8,7 +8,7 @@ from guardsvc.storage import clock, codes
 from guardsvc.audit.service import record_event
 from guardsvc.blocks.events import queue_block_event
 from guardsvc.blocks.models import MANUAL, AllowEntry, Block, target_kind
-from guardsvc.blocks.networks import candidate_networks, canonical_network
+from guardsvc.blocks.networks import ZoneIdGiven, candidate_networks, canonical_network
 from guardsvc.web.errors import InvalidState, NotFound, ValidationFailed
 from guardsvc.extensions import db
 from guardsvc.web.listing import contains_text, paginate
@@ -159,6 +159,8 @@ def checked_target(network, device_id):
         return None
     try:
         return canonical_network(network)
+    except ZoneIdGiven as exc:
+        raise ValidationFailed({"ip": [messages.FIELD_IP_ZONE_ID]}) from exc
     except ValueError as exc:
         raise ValidationFailed({"ip": [messages.FIELD_BAD_IP_OR_CIDR]}) from exc
 

@@ -5,6 +5,10 @@ import click
 
 from guardsvc import messages
 from guardsvc.web.errors import GuardError
+from guardsvc.web.row_ids import ROW_ID_MAX, ROW_ID_MIN
+
+# A row id on the command line: the same bounds as in URLs (guardsvc.web.row_ids).
+ROW_ID = click.IntRange(ROW_ID_MIN, ROW_ID_MAX)
 
 
 def run_or_exit(func, *args, **kwargs):

@@ -17,6 +17,7 @@ from werkzeug.routing import parse_converter_args
 from guardsvc.openapi import paths as openapi_paths
 from guardsvc.web.doors import endpoint_is_guarded, json_door, never_guarded
 from guardsvc.web.identity import DEVICE_HEADER, LOCAL_IP_HEADER
+from guardsvc.web.row_ids import row_id_schema
 from guardsvc.openapi.fields import DEVICE_ID_PATTERN, describe_custom_fields
 from guardsvc.openapi.responses import (ERROR_SCHEMAS, RATE_LIMIT_HEADER_COMPONENTS, RATE_LIMIT_HEADERS,
                                         RATE_LIMIT_NOTE, UNSAFE_METHODS, failure_response, failures, schema_ref)
@@ -161,8 +162,11 @@ class _Builder:
         if description:
             document["description"] = description
         if operation.body is not None:
+            # A body with a required field cannot be left out: an empty body reads as `{}` and fails.
+            required = _has_required_field(operation.body)
             document["requestBody"] = {
-                "required": False, "description": "Isi kosong dibaca sebagai `{}`.",
+                "required": required,
+                "description": ("Wajib: isi" if required else "Isi") + " kosong dibaca sebagai `{}`.",
                 "content": {"application/json": {"schema": operation.body}}}
         return document
 
@@ -227,7 +231,7 @@ def _method(rule, operation):
 
 
 def _path(rule, operation):
-    """``/x/<int(max=9):token_id>`` -> (``/x/{id}``, [its path parameter])."""
+    """``/x/<id:token_id>`` -> (``/x/{id}``, [its path parameter])."""
     parameters = []
     unused = set(operation.path_params)
 
@@ -253,6 +257,8 @@ def _path(rule, operation):
 
 
 def _converter_schema(converter, args):
+    if converter == "id":
+        return row_id_schema()
     if converter == "int":
         _, options = parse_converter_args(args or "")
         schema = {"type": "integer", "minimum": options.get("min") or 0}
@@ -262,6 +268,12 @@ def _converter_schema(converter, args):
     if converter == "path":
         return {"type": "string", "minLength": 1}
     return {"type": "string", "pattern": "^[^/]+$"}
+
+
+def _has_required_field(body):
+    if isinstance(body, dict):
+        return bool(body.get("required"))
+    return any(field.required for field in resolve_schema_cls(body)().fields.values())
 
 
 def _security(operation, method):

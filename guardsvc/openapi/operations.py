@@ -25,6 +25,7 @@ BLOCKED_ERROR = "BlockedError"
 COOLDOWN_ERROR = "CooldownError"
 OTP_REQUIRED_ERROR = "OtpRequiredError"
 VERIFICATION_REQUIRED_ERROR = "VerificationRequiredError"
+APPEAL_ERROR = "AppealError"
 
 
 @dataclass(frozen=True)

@@ -10,9 +10,9 @@ from dataclasses import dataclass, field
 
 from marshmallow import Schema, fields
 
-from guardsvc.openapi.operations import (ANY_ROLE, BLOCK_REFERENCE_PATTERN, BLOCKED_ERROR, COOLDOWN_ERROR, ERROR,
-                                         OTP_REQUIRED_ERROR, TICKET_NUMBER_PATTERN, VALIDATION_ERROR,
-                                         VERIFICATION_REQUIRED_ERROR, Failure)
+from guardsvc.openapi.operations import (ANY_ROLE, APPEAL_ERROR, BLOCK_REFERENCE_PATTERN, BLOCKED_ERROR,
+                                         COOLDOWN_ERROR, ERROR, OTP_REQUIRED_ERROR, TICKET_NUMBER_PATTERN,
+                                         VALIDATION_ERROR, VERIFICATION_REQUIRED_ERROR, Failure)
 
 UNSAFE_METHODS = frozenset({"post", "put", "patch", "delete"})
 
@@ -38,6 +38,13 @@ class BlockedErrorSchema(ErrorSchema):
     """A blocked client: the block's reference and where to appeal."""
 
     blocked = fields.Boolean(required=True, metadata={"enum": [True]})
+    reference = fields.String(required=True, metadata={"pattern": BLOCK_REFERENCE_PATTERN})
+    appeal_url = fields.String(required=True, metadata={"example": "/banding?ref=BLK-1A2B3C4D"})
+
+
+class AppealErrorSchema(ErrorSchema):
+    """The way back is the appeal form: the block's reference and the form's address (self-release refused)."""
+
     reference = fields.String(required=True, metadata={"pattern": BLOCK_REFERENCE_PATTERN})
     appeal_url = fields.String(required=True, metadata={"example": "/banding?ref=BLK-1A2B3C4D"})
 
@@ -69,7 +76,8 @@ class VerificationRequiredErrorSchema(ErrorSchema):
 
 
 ERROR_SCHEMAS = {ERROR: ErrorSchema, VALIDATION_ERROR: ValidationErrorSchema, BLOCKED_ERROR: BlockedErrorSchema,
-                 COOLDOWN_ERROR: CooldownErrorSchema, OTP_REQUIRED_ERROR: OtpRequiredErrorSchema,
+                 COOLDOWN_ERROR: CooldownErrorSchema, APPEAL_ERROR: AppealErrorSchema,
+                 OTP_REQUIRED_ERROR: OtpRequiredErrorSchema,
                  VERIFICATION_REQUIRED_ERROR: VerificationRequiredErrorSchema}
 
 
@@ -111,9 +119,13 @@ def failures(operation, method, guarded):
     def add(status, reason, *shapes):
         answers.setdefault(status, Answer()).add(reason, *shapes)
 
+    # Every request reads the client's address first (web.addresses.require_readable_address).
+    add(400, "Di belakang proksi tepercaya (GUARDSVC_PROXY_COUNT), X-Forwarded-For tidak berisi alamat IP "
+             "yang terbaca.")
     if operation.body is not None:
         add(400, "Isi bukan JSON yang valid atau bukan objek JSON.")
-        add(413, "Isi lebih dari 64 KiB.")
+        add(408, "Isi tidak tiba utuh dalam GUARDSVC_BODY_TIMEOUT_SECONDS.")
+        add(413, "Isi lebih dari 64 KiB (juga isi chunked).")
         add(415, "Isi tidak kosong dengan Content-Type selain application/json.")
         add(422, "Isi tidak lolos validasi; `errors` per kolom.", VALIDATION_ERROR)
     if operation.query is not None:
@@ -154,7 +166,9 @@ def schema_ref(name):
 def failure_response(answer, extra_headers):
     """The response object of one failure status."""
     refs = [schema_ref(shape) for shape in answer.shapes]
-    schema = refs[0] if len(refs) == 1 else {"oneOf": refs}
+    # anyOf, not oneOf: the shapes extend one another (a cooldown 429 without its ticket number is
+    # also a plain Error), so an answer may match several.
+    schema = refs[0] if len(refs) == 1 else {"anyOf": refs}
     response = {"description": " ".join(answer.reasons),
                 "content": {"application/json": {"schema": schema}}}
     headers = {**extra_headers, **answer.headers}

@@ -1,6 +1,6 @@
 """Reading a posted form with the same marshmallow schema the JSON door uses."""
 from guardsvc.web.errors import ValidationFailed
-from guardsvc.web.schema_fields import load_or_raise
+from guardsvc.web.schema_fields import Flag, load_or_raise
 
 
 def load_form(schema, form, fields, *, blank_means_unset=()):
@@ -12,8 +12,8 @@ def load_form(schema, form, fields, *, blank_means_unset=()):
     schema at all, so its default applies instead of "not a number".
     """
     values = {name: form.get(name, "") for name in fields}
-    sent = {name: value for name, value in values.items()
-            if not (name in blank_means_unset and not value.strip())}
+    sent = {name: Flag.from_form(value) if isinstance(schema.fields.get(name), Flag) else value
+            for name, value in values.items() if not (name in blank_means_unset and not value.strip())}
     try:
         return load_or_raise(schema, sent), None, values
     except ValidationFailed as failure:

@@ -3,14 +3,14 @@ kept here because accounts never imports passkeys)."""
 import click
 
 from guardsvc.accounts.cli import account, users_cli
-from guardsvc.cli.support import echo_rows, json_option, run_or_exit
+from guardsvc.cli.support import ROW_ID, echo_rows, json_option, run_or_exit
 from guardsvc.passkeys import service
 from guardsvc.storage.clock import isoformat
 
 
 @users_cli.command("passkeys")
 @click.argument("email")
-@click.option("--remove", "remove_id", type=int, default=None, metavar="ID",
+@click.option("--remove", "remove_id", type=ROW_ID, default=None, metavar="ID",
               help="Remove the passkey with this id (audited; the owner is told).")
 @json_option
 def passkeys(email, remove_id, as_json):

@@ -76,7 +76,7 @@ def add():
     return back_to_section(SECTION, messages.PASSKEY_ADDED.format(name=passkey.name))
 
 
-@bp.post("/<int(max=2147483647):passkey_id>/hapus")
+@bp.post("/<id:passkey_id>/hapus")
 @roles_required(*PEOPLE)
 @sensitive
 def remove(passkey_id):

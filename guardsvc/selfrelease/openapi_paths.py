@@ -1,13 +1,14 @@
 """Self-release in the API document."""
-from guardsvc.openapi.operations import ERROR, VALIDATION_ERROR, Envelope, Failure, Operation, Tag
+from guardsvc.openapi.operations import APPEAL_ERROR, ERROR, VALIDATION_ERROR, Envelope, Failure, Operation, Tag
 from guardsvc.selfrelease.schemas import ChallengeSchema, ReleasedSchema, ReleaseRequestSchema
 
 SELF_RELEASE = Tag("Buka blokir sendiri", "Klien di bawah blokir berisiko rendah membuka dirinya sendiri "
                                           "dengan bukti kerja (ALTCHA PoW v2), sekali per masa jeda.")
 MUST_APPEAL = Failure("Berlaku blokir yang tidak dapat dibuka sendiri: `message` menyebut formulir banding, "
-                      "`appeal_url` dan `reference` menyertainya.")
+                      "`appeal_url` dan `reference` menyertainya.", (APPEAL_ERROR,))
 USED_UP = Failure("Alamat IP atau perangkat ini sudah membuka blokir sendiri dalam masa jeda, atau batas per jam "
-                  "semua klien tercapai: ajukan banding (`appeal_url`); `Retry-After` menyebut kapan bisa lagi.")
+                  "semua klien tercapai: ajukan banding (`appeal_url`); `Retry-After` menyebut kapan bisa lagi.",
+                  (APPEAL_ERROR,))
 
 OPERATIONS = (
     Operation("self_release_api.challenge", "getSelfReleaseChallenge", "Minta tantangan bukti kerja",

@@ -49,7 +49,7 @@ def list_trusted_ips():
     return ok(data=record_schema.dump(service.list_trusted(current_user), many=True))
 
 
-@bp.delete("/<int(max=2147483647):record_id>")
+@bp.delete("/<id:record_id>")
 @roles_required(*PEOPLE)
 def revoke_trusted_ip(record_id):
     """Revoke one of the caller's trusted IP records."""

@@ -64,7 +64,7 @@ def trust_this_device():
     return _back_to_devices(template.format(ip=record.ip_address))
 
 
-@bp.post("/<int(max=2147483647):record_id>/nama")
+@bp.post("/<id:record_id>/nama")
 @roles_required(*PEOPLE)
 def rename_device(record_id):
     """Rename one of the person's trusted devices."""
@@ -76,7 +76,7 @@ def rename_device(record_id):
     return _back_to_devices(messages.DEVICE_RENAMED)
 
 
-@bp.post("/<int(max=2147483647):record_id>/cabut")
+@bp.post("/<id:record_id>/cabut")
 @roles_required(*PEOPLE)
 def revoke_device(record_id):
     """Stop trusting one of the person's devices (the record stays, marked revoked)."""

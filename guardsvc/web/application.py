@@ -6,6 +6,8 @@ from flask import Flask
 from flask.json.provider import DefaultJSONProvider
 from flask_babel.speaklater import LazyString
 
+from guardsvc.web.row_ids import RowIdConverter
+
 
 class JSONProvider(DefaultJSONProvider):
     """Flask's JSON, plus message ids (guardsvc.messages): written in the request's language."""
@@ -18,7 +20,8 @@ class JSONProvider(DefaultJSONProvider):
 
 
 class GuardsvcFlask(Flask):
-    """Flask, asking once per function whether a view or hook is a coroutine function.
+    """Flask with row ids in URLs (``<id:name>``, guardsvc.web.row_ids), asking once per function
+    whether a view or hook is a coroutine function.
 
     Flask passes each view, before/after-request hook and teardown through
     ``ensure_sync`` on every request (seventeen calls for a status check), and
@@ -31,6 +34,8 @@ class GuardsvcFlask(Flask):
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
+        # Before any route is added: routes parse their converters when registered.
+        self.url_map.converters["id"] = RowIdConverter
         self._is_coroutine = weakref.WeakKeyDictionary()
 
     def ensure_sync(self, func):

@@ -155,6 +155,7 @@ HTTP_MESSAGES = {
     403: messages.FORBIDDEN,
     404: messages.NOT_FOUND,
     405: messages.METHOD_NOT_ALLOWED,
+    408: messages.BODY_TIMEOUT,
     409: messages.CONFLICT,
     413: messages.TOO_LARGE,
     415: messages.UNSUPPORTED_MEDIA,

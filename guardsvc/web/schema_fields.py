@@ -13,6 +13,7 @@ from guardsvc import messages
 from guardsvc.stored_texts import readable
 from guardsvc.storage import clock
 from guardsvc.web.identity import is_valid_device_id, normalize_ip
+from guardsvc.web.row_ids import ROW_ID_MAX
 
 # Lone UTF-16 surrogates are no characters: UTF-8 cannot encode them, so no
 # database, hash or page could take them.
@@ -99,8 +100,11 @@ class Text(fields.String):
 
     def __init__(self, *, max_length=None, multiline=False, blank_as_none=False, **kwargs):
         validators = list(kwargs.pop("validate", []) or [])
+        # A blank value is never validated (it becomes None or ""): its own length is checked here.
+        self._blank_limit = None
         if max_length is not None:
-            validators.insert(0, validate.Length(max=max_length, error=messages.FIELD_TOO_LONG))
+            self._blank_limit = validate.Length(max=max_length, error=messages.FIELD_TOO_LONG)
+            validators.insert(0, self._blank_limit)
         super().__init__(validate=validators, **kwargs)
         self.multiline = multiline
         self.blank_as_none = blank_as_none
@@ -119,6 +123,8 @@ class Text(fields.String):
         if not text:
             if self.required:
                 raise self.make_error("blank")
+            if self._blank_limit is not None:
+                self._blank_limit(value)  # 65 spaces are still more than 64 characters
             return None if self.blank_as_none else text
         return text
 
@@ -213,7 +219,32 @@ class Timestamp(fields.Field):
         return clock.isoformat(value)
 
 
-INT32_MAX = 2**31 - 1
+class Flag(fields.Boolean):
+    """A yes/no in a JSON body: ``true`` or ``false`` only (``0``, ``""`` or ``"yes"`` are refused, as the
+    API document says). A form's checkbox text becomes a boolean in the page door (``pages.forms``)."""
+
+    def __init__(self, **kwargs):
+        kwargs.setdefault("error_messages", {"invalid": messages.FIELD_BAD_BOOLEAN, "required": messages.FIELD_REQUIRED,
+                                             "null": messages.FIELD_BAD_BOOLEAN})
+        super().__init__(**kwargs)
+
+    def _deserialize(self, value, attr, data, **kwargs):
+        if not isinstance(value, bool):
+            raise self.make_error("invalid")
+        return value
+
+    @classmethod
+    def from_form(cls, text):
+        """A checkbox's text as a boolean; text that says neither stays as it is (and is refused)."""
+        lowered = text.strip().lower()
+        if lowered in fields.Boolean.truthy:
+            return True
+        if lowered in fields.Boolean.falsy:
+            return False
+        return text
+
+
+INT32_MAX = ROW_ID_MAX
 
 
 def Integer(*, strict=True, minimum=1, maximum=INT32_MAX, **kwargs):

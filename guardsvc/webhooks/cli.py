@@ -3,7 +3,7 @@ import logging
 
 import click
 
-from guardsvc.cli.support import Checked, echo_rows, json_option, run_or_exit
+from guardsvc.cli.support import ROW_ID, Checked, echo_rows, json_option, run_or_exit
 from guardsvc.storage.clock import isoformat
 from guardsvc.storage.transaction import CommandGroup
 from guardsvc.webhooks import delivery, service
@@ -50,7 +50,7 @@ def list_endpoints(as_json):
 
 
 @webhooks_cli.command("remove")
-@click.argument("endpoint_id", type=int)
+@click.argument("endpoint_id", type=ROW_ID)
 def remove(endpoint_id):
     """Remove an endpoint; what was still queued for it is dropped."""
     endpoint = run_or_exit(service.remove_endpoint, endpoint_id)
@@ -58,7 +58,7 @@ def remove(endpoint_id):
 
 
 @webhooks_cli.command("disable")
-@click.argument("endpoint_id", type=int)
+@click.argument("endpoint_id", type=ROW_ID)
 def disable(endpoint_id):
     """Stop sending to an endpoint (new events skip it; queued ones are given up on)."""
     endpoint = run_or_exit(service.set_disabled, endpoint_id, True)
@@ -66,7 +66,7 @@ def disable(endpoint_id):
 
 
 @webhooks_cli.command("enable")
-@click.argument("endpoint_id", type=int)
+@click.argument("endpoint_id", type=ROW_ID)
 def enable(endpoint_id):
     """Send to an endpoint again (events from now on)."""
     endpoint = run_or_exit(service.set_disabled, endpoint_id, False)
