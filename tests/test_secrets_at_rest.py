@@ -2,6 +2,8 @@
 import hashlib
 import os
 import stat
+import subprocess
+import sys
 
 import pyotp
 import pytest
@@ -131,3 +133,24 @@ def test_pages_with_the_secret_or_the_codes_are_never_cached(app, client, make_u
     assert started.headers["Cache-Control"] == "no-store"
     confirmed = client.post("/akun/dua-langkah/aktifkan", data={"csrf_token": token, "code": totp_code(secret)})
     assert confirmed.status_code == 201 and confirmed.headers["Cache-Control"] == "no-store"
+
+
+def test_a_second_app_on_a_database_in_use_keeps_its_locks(tmp_path):
+    """Creating an app never opens and closes a database file this process already uses: that would drop
+    SQLite's POSIX locks, and another process's last close would then delete the -wal file under it."""
+    path = tmp_path / "guardsvc.db"
+    uri = f"sqlite:///{path}"
+    first = create_app({"TESTING": True, "SQLALCHEMY_DATABASE_URI": uri})
+    with first.app_context():
+        connection = db.engine.connect()
+        connection.execute(text("CREATE TABLE probe (x INTEGER)"))
+        connection.commit()
+        create_app({"TESTING": True, "SQLALCHEMY_DATABASE_URI": uri})
+        # Another process writes and closes: with the locks gone it would be "the last connection"
+        # and delete the -wal file this process still reads.
+        subprocess.run([sys.executable, "-c", "import sqlite3; c = sqlite3.connect(%r); "
+                        "c.execute('INSERT INTO probe VALUES (7)'); c.commit(); c.close()" % str(path)], check=True)
+        assert path.with_name(path.name + "-wal").exists()
+        assert connection.execute(text("SELECT x FROM probe")).scalars().all() == [7]
+        connection.close()
+        db.engine.dispose()

@@ -83,7 +83,7 @@ def test_a_public_name_and_address_are_still_added(app):
 def test_the_operator_may_allow_private_targets(app, receiver):  # noqa: F811
     code, said = flask("webhooks", "add", receiver.url, allow_private=True)
     assert code == 0, said
-    assert endpoints(app) == [receiver.url]
+    assert endpoints(app) == [receiver.url], said
 
 
 def test_delivery_resolves_again_and_refuses_a_private_address(app, runner, make_block, receiver,  # noqa: F811

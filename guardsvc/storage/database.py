@@ -304,7 +304,15 @@ def _owner_only_sqlite_file(path):
     if not path or path == ":memory:" or path.startswith("file:"):
         return
     try:
-        os.close(os.open(path, os.O_WRONLY | os.O_CREAT, 0o600))
+        # Only a file that does not exist yet is opened: closing a descriptor of a database this
+        # process already uses would drop every POSIX lock SQLite holds on it (fcntl locks belong
+        # to the process), and another process could then delete the -wal file under it.
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+    except FileExistsError:
+        pass
+    except OSError:  # a folder that does not exist yet, or a file of another owner: SQLite will say
+        return
+    try:
         for name in (path, path + "-wal", path + "-shm"):
             if os.path.exists(name) and os.stat(name).st_mode & 0o077:
                 os.chmod(name, 0o600)
