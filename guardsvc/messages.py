@@ -119,6 +119,8 @@ BLOCK_BOTH_EXPIRY = _("Isi salah satu: durasi (menit) atau waktu berakhir.")
 BLOCK_CREATED = _("Blokir {reference} berhasil dibuat.")
 BLOCK_LIFTED = _("Blokir {reference} berhasil dibuka.")
 FIELD_BAD_TIMESTAMP = _("Harus berupa waktu ISO 8601, misalnya 2026-11-22T08:50:00Z.")
+BLOCK_TOO_WIDE = _("Rentang {network} terlalu luas untuk diblokir: paling luas /{widest} untuk IPv{version}.")
+BLOCK_NEVER_BLOCKED = _("{network} tidak boleh diblokir: mengenai jaringan {never} yang tidak pernah diblokir.")
 BLOCK_CHECK_NEEDS_TARGET = _("Isi ip atau device_id.")
 LIFT_REASON_PROBLEM = _("Alasan: {problem}")
 

@@ -10,6 +10,11 @@ def canonical_network(text):
     because client addresses are normalized the same way.
     Raises ValueError for anything that is not an address or a network.
     """
+    return parse_network(text).with_prefixlen
+
+
+def parse_network(text):
+    """The ``ip_network`` whose text ``canonical_network`` gives (IPv4-mapped ranges as IPv4); ValueError else."""
     if not isinstance(text, str):
         raise ValueError("not a string")
     network = ipaddress.ip_network(text.strip(), strict=True)
@@ -17,7 +22,7 @@ def canonical_network(text):
         mapped = network.network_address.ipv4_mapped
         if mapped is not None:
             network = ipaddress.ip_network(f"{mapped}/{network.prefixlen - 96}")
-    return network.with_prefixlen
+    return network
 
 
 @lru_cache(maxsize=256)
@@ -77,3 +82,36 @@ def is_single_address(network):
 def display_target(network):
     """``"203.0.113.7/32"`` -> ``"203.0.113.7"``; ranges keep their prefix."""
     return network.rsplit("/", 1)[0] if is_single_address(network) else network
+
+
+# Why the rule below refuses a network.
+TOO_WIDE, NEVER_BLOCKED = "too_wide", "never_blocked"
+
+
+class BlockBounds:
+    """No list can take the world down: the one rule on which networks a block may cover.
+
+    A block wider than ``widest`` (shortest prefix for IPv4, for IPv6) would
+    answer 403 to a country or to everyone; a block touching one of ``never``
+    (loopback by default) would shut out the service's own host. Every source
+    of blocks (CLI, API, admin pages, import, CrowdSec) asks ``refusal``.
+    """
+
+    def __init__(self, widest=(8, 32), never=()):
+        self.widest = {4: widest[0], 6: widest[1]}
+        # (version, first address, last address) as integers: one comparison each per network.
+        self.never = tuple((parsed.version, int(parsed.network_address), int(parsed.broadcast_address), parsed)
+                           for parsed in map(ipaddress.ip_network, never))
+
+    def refusal(self, network):
+        """``None`` when a block may cover ``network`` (an ``ip_network``), else ``(TOO_WIDE, widest prefix)``
+        or ``(NEVER_BLOCKED, the never-blocked network it touches)``."""
+        widest = self.widest[network.version]
+        if network.prefixlen < widest:
+            return TOO_WIDE, widest
+        if self.never:
+            first, last = int(network.network_address), int(network.broadcast_address)
+            for version, low, high, parsed in self.never:
+                if version == network.version and first <= high and low <= last:
+                    return NEVER_BLOCKED, parsed.with_prefixlen
+        return None
