@@ -24,6 +24,7 @@ ACTIONS = {
     "block.created": messages.AUDIT_BLOCK_CREATED,
     "block.lifted": messages.AUDIT_BLOCK_LIFTED,
     "block.self_released": messages.AUDIT_BLOCK_SELF_RELEASED,
+    "blocks.imported": messages.AUDIT_BLOCKLIST_IMPORTED,
     "block.self_release_changed": messages.AUDIT_BLOCK_SELF_RELEASE_CHANGED,
     "allow.created": messages.AUDIT_ALLOW_CREATED,
     "allow.removed": messages.AUDIT_ALLOW_REMOVED,
@@ -51,6 +52,9 @@ DETAILS = {
     "site": messages.AUDIT_SITE, "tokens_revoked": messages.AUDIT_TOKENS_REVOKED,
     "token_name": messages.AUDIT_TOKEN_NAME, "token_id": messages.AUDIT_TOKEN_ID,
     "passkey": messages.AUDIT_PASSKEY, "passkey_id": messages.AUDIT_PASSKEY_ID, "purpose": messages.AUDIT_PURPOSE,
+    "added": messages.AUDIT_IMPORT_ADDED, "existing": messages.AUDIT_IMPORT_EXISTING,
+    "duplicates": messages.AUDIT_IMPORT_DUPLICATES, "bad_lines": messages.AUDIT_IMPORT_BAD_LINES,
+    "lines": messages.AUDIT_IMPORT_LINES,
     "stored": messages.AUDIT_COUNT_STORED, "presented": messages.AUDIT_COUNT_PRESENTED,
 }
 
