@@ -1,5 +1,7 @@
 """Pure IP arithmetic for blocks: canonical network text and the prefixes containing an address."""
 import ipaddress
+import re
+import socket
 from functools import lru_cache
 
 
@@ -99,19 +101,47 @@ class BlockBounds:
 
     def __init__(self, widest=(8, 32), never=()):
         self.widest = {4: widest[0], 6: widest[1]}
-        # (version, first address, last address) as integers: one comparison each per network.
-        self.never = tuple((parsed.version, int(parsed.network_address), int(parsed.broadcast_address), parsed)
-                           for parsed in map(ipaddress.ip_network, never))
+        # (version, first address, last address) as integers: two comparisons for each network asked about.
+        self.never = tuple((parsed.version, int(parsed.network_address), int(parsed.broadcast_address),
+                            parsed.with_prefixlen) for parsed in map(ipaddress.ip_network, never))
 
     def refusal(self, network):
         """``None`` when a block may cover ``network`` (an ``ip_network``), else ``(TOO_WIDE, widest prefix)``
         or ``(NEVER_BLOCKED, the never-blocked network it touches)``."""
-        widest = self.widest[network.version]
-        if network.prefixlen < widest:
+        return self.refusal_of(network.version, int(network.network_address), network.prefixlen)
+
+    def refusal_of(self, version, first, prefixlen):
+        """``refusal`` of the network of ``version`` starting at the integer ``first`` with ``prefixlen``."""
+        widest = self.widest[version]
+        if prefixlen < widest:
             return TOO_WIDE, widest
         if self.never:
-            first, last = int(network.network_address), int(network.broadcast_address)
-            for version, low, high, parsed in self.never:
-                if version == network.version and first <= high and low <= last:
-                    return NEVER_BLOCKED, parsed.with_prefixlen
+            last = first | ((1 << ((32 if version == 4 else 128) - prefixlen)) - 1)
+            for never_version, low, high, text in self.never:
+                if never_version == version and first <= high and low <= last:
+                    return NEVER_BLOCKED, text
         return None
+
+
+# A canonical IPv4 address (no leading zeros) and an optional prefix length: most lines of a list.
+_CANONICAL_IPV4 = re.compile(r"((?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d))"
+                             r"(?:/(3[0-2]|[12]?\d))?")
+
+
+def fast_network(text):
+    """``(canonical text, version, first address as an integer, prefix length)`` of an address or range.
+
+    The same answer as ``parse_network`` (ValueError for the same texts), a few
+    times faster for the canonical IPv4 text most lists hold: a million lines
+    of a blocklist are read in a few seconds.
+    """
+    match = _CANONICAL_IPV4.fullmatch(text)
+    if match is None:
+        network = parse_network(text)
+        return network.with_prefixlen, network.version, int(network.network_address), network.prefixlen
+    address, length = match.groups()
+    first = int.from_bytes(socket.inet_aton(address), "big")
+    prefixlen = 32 if length is None else int(length)
+    if first & ((1 << (32 - prefixlen)) - 1):
+        raise ValueError(f"{text} has host bits set")
+    return f"{address}/{prefixlen}", 4, first, prefixlen
