@@ -50,7 +50,8 @@ def import_command(file, reason, minutes, self_release, skip_bad):
 
     One entry a line, IPv4 or IPv6; "#" and ";" start comments (FireHOL, Spamhaus DROP, CrowdSec exports).
     """
-    source = "stdin" if file.name == "<stdin>" else Path(file.name).name
+    name = getattr(file, "name", "<stdin>")
+    source = "stdin" if name == "<stdin>" else Path(name).name
     try:
         report = run_or_exit(import_blocklist, file, source=source, reason=reason, minutes=minutes,
                              self_release=self_release, skip_bad=skip_bad)
