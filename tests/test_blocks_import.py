@@ -232,3 +232,33 @@ def test_an_import_is_one_webhook_event_with_its_counts(app, runner):
     assert body["data"] | {"created_at": None} == {
         "source": "stdin", "added": 50, "existing": 0, "duplicates": 0, "bad_lines": 0, "lines": 50,
         "created_at": None, "expires_at": None, "self_release": False, "site": app.config["BASE_URL"]}
+
+
+@pytest.mark.parametrize("read_every_reference", [False, True], ids=["probed", "read-at-once"])
+def test_references_other_blocks_have_are_never_given_again(app, runner, make_block, monkeypatch,
+                                                            read_every_reference):
+    from guardsvc.blocks import bulk_import
+
+    taken = make_block(network="203.0.113.1")
+    real, draws = bulk_import.os.urandom, []
+
+    def urandom(size):  # the first draw of the random source names the reference a block has
+        draws.append(size)
+        return bytes.fromhex(taken[4:]) * (size // 4) if len(draws) == 1 else real(size)
+
+    monkeypatch.setattr(bulk_import.os, "urandom", urandom)
+    monkeypatch.setattr(bulk_import, "READ_EVERY_REFERENCE_FROM", 1 if read_every_reference else 10**9)
+    result = runner.invoke(args=["blocks", "import", "-"], input="198.51.100.1\n198.51.100.2\n")
+    assert result.exit_code == 0, result.output
+    with app.app_context():
+        references = db.session.scalars(db.select(Block.reference)).all()
+    assert len(draws) > 1 and len(references) == len(set(references)) == 3 and taken in references
+
+
+def test_a_reason_with_tabs_newlines_and_backslashes_is_stored_as_given(app, runner):
+    reason = "daftar\tA\\B\nbaris dua; # bukan komentar"
+    result = runner.invoke(args=["blocks", "import", "-", "--reason", reason], input="198.51.100.1\n2001:db8::/48\n")
+    assert result.exit_code == 0, result.output
+    with app.app_context():
+        assert {block.reason for block in db.session.scalars(db.select(Block))} == {reason}
+        assert find_active_block("198.51.100.1").created_at is not None
