@@ -139,13 +139,12 @@ def import_blocklist(lines, *, source, reason=None, minutes=None, self_release=F
     if report.bad and not skip_bad:
         raise BadBlocklist(report)
     reason = reason or for_storage(messages.BLOCKLIST_IMPORT_REASON, source=source)
-    writer = _RowWriter(db.session.connection(), (reason, actor.id if actor else None, now, expires_at, False,
-                                                  self_release))
     # In index order: each chunk's rows land next to each other in the network index.
     networks = sorted(report.networks)
     report.networks = []
-    if len(networks) >= READ_EVERY_REFERENCE_FROM:
-        writer.read_every_reference()
+    writer = _RowWriter(db.session.connection(), (reason, actor.id if actor else None, now, expires_at, False,
+                                                  self_release),
+                        read_every_reference=len(networks) >= READ_EVERY_REFERENCE_FROM)
     for start in range(0, len(networks), CHUNK_ROWS):
         chunk = networks[start:start + CHUNK_ROWS]
         fresh = writer.not_blocked(chunk, now)
@@ -170,11 +169,12 @@ class _RowWriter:
     the values every row shares converted once with the columns' own types.
     """
 
-    def __init__(self, connection, fixed):
+    def __init__(self, connection, fixed, read_every_reference=False):
         self.driver = connection.connection.driver_connection
         self.dialect = connection.dialect
         self.postgresql = self.dialect.name == "postgresql"
-        self.taken = None  # every reference blocks have, once read (read_every_reference)
+        # Every reference blocks have, read when the first is needed if ``read_every_reference``.
+        self.taken, self.read_every_reference = None, read_every_reference
         if self.postgresql:
             # What every row shares, in COPY's text format once: each row is then two fields and this.
             self.fixed = "\t".join(map(_copy_text, fixed))
@@ -212,6 +212,8 @@ class _RowWriter:
         and draws new ones around them; a small one asks about its own (one
         probe of the reference index per chunk), whatever the size of the table.
         """
+        if self.taken is None and self.read_every_reference:
+            self.taken = {row[0] for row in self.driver.execute("SELECT reference FROM blocks")}
         if self.taken is not None:
             references = _new_references(count, self.taken)
             self.taken.update(references)
@@ -223,10 +225,6 @@ class _RowWriter:
                 return references
             kept = [reference for reference in references if reference not in taken]
             references = kept + _new_references(len(taken), set(kept) | taken)
-
-    def read_every_reference(self):
-        """From now on, draw references around all those blocks have, read at once."""
-        self.taken = {row[0] for row in self.driver.execute("SELECT reference FROM blocks")}
 
     def insert(self, targets):
         """One statement for these ``(reference, network)`` pairs."""
