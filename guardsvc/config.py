@@ -142,10 +142,14 @@ def never_block(read):
         if not part:
             continue
         try:
-            networks.append(ipaddress.ip_network(part, strict=False).with_prefixlen)
+            network = ipaddress.ip_network(part, strict=False)
         except ValueError:
             read.problems.append(f"GUARDSVC_NEVER_BLOCK: {part!r} is not an IP address or CIDR range "
                                  f"(a comma-separated list, e.g. \"{NEVER_BLOCK_DEFAULT}\", or \"none\")")
+            continue
+        mapped = network.network_address.ipv4_mapped if network.version == 6 and network.prefixlen >= 96 else None
+        # An IPv4-mapped range means its IPv4 range, as blocks and client addresses are normalized.
+        networks.append(f"{mapped}/{network.prefixlen - 96}" if mapped else network.with_prefixlen)
     return tuple(networks)
 
 

@@ -130,6 +130,7 @@ def test_a_whole_range_stored_before_the_rule_is_lifted_by_the_next_complete_pul
     ({"GUARDSVC_NEVER_BLOCK": "none"}, (None, ())),
     ({"GUARDSVC_NEVER_BLOCK": "10.1.2.3, 192.168.0.0/16 fd00::/8"}, (None, ("10.1.2.3/32", "192.168.0.0/16",
                                                                            "fd00::/8"))),
+    ({"GUARDSVC_NEVER_BLOCK": "::ffff:10.0.0.0/104"}, (None, ("10.0.0.0/8",))),
 ])
 def test_settings_of_the_rule(monkeypatch, tmp_path, environ, expected):
     monkeypatch.delenv("GUARDSVC_NEVER_BLOCK", raising=False)
