@@ -9,6 +9,7 @@ import pytest
 from sqlalchemy import create_engine, text
 
 from guardsvc.blocks.bulk_import import REPORTED_BAD_LINES, entry_text
+from guardsvc.audit.models import AuditEvent
 from guardsvc.blocks.models import Block
 from guardsvc.blocks.service import find_active_block
 from guardsvc.extensions import db
@@ -262,3 +263,24 @@ def test_a_reason_with_tabs_newlines_and_backslashes_is_stored_as_given(app, run
     with app.app_context():
         assert {block.reason for block in db.session.scalars(db.select(Block))} == {reason}
         assert find_active_block("198.51.100.1").created_at is not None
+
+
+def test_a_reference_taken_meanwhile_by_another_writer_is_drawn_again(app, runner, make_block, monkeypatch):
+    from guardsvc.blocks import bulk_import
+
+    taken = make_block(network="203.0.113.1")
+    real, draws = bulk_import._new_references, []
+
+    def draw(count, avoid):  # the first draw hits a reference the probe did not see (written since)
+        draws.append(count)
+        return [taken, *real(count - 1, avoid)] if len(draws) == 1 else real(count, avoid)
+
+    monkeypatch.setattr(bulk_import, "_new_references", draw)
+    monkeypatch.setattr(bulk_import._RowWriter, "_select", lambda self, sql, values, *extra: set())
+    result = runner.invoke(args=["blocks", "import", "-"], input="198.51.100.1\n198.51.100.2\n198.51.100.3\n")
+    assert result.exit_code == 0, result.output
+    assert result.output.strip().splitlines()[-1].startswith("3 blokir ditambahkan, 0 dilewati")
+    with app.app_context():
+        references = db.session.scalars(db.select(Block.reference)).all()
+        assert db.session.scalar(db.select(db.func.count()).select_from(AuditEvent)) == 2  # the block, the import
+    assert len(draws) == 2 and len(references) == len(set(references)) == 4

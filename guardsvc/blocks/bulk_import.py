@@ -36,6 +36,8 @@ REPORTED_BAD_LINES = 20
 CHUNK_ROWS = 5000
 # From this many entries on, every existing reference is read once instead of probed chunk by chunk.
 READ_EVERY_REFERENCE_FROM = 50_000
+# Writes of one chunk before a reference taken meanwhile by another writer is an error.
+REFERENCE_ATTEMPTS = 3
 IMPORTED_EVENT = "blocks.imported"
 COLUMNS = ("reference", "network", "reason", "created_by_id", "created_at", "expires_at", "device_issued",
            "self_release")
@@ -150,7 +152,7 @@ def import_blocklist(lines, *, source, reason=None, minutes=None, self_release=F
         fresh = writer.not_blocked(chunk, now)
         report.existing += len(chunk) - len(fresh)
         if fresh:
-            writer.insert(zip(writer.unused_references(len(fresh)), fresh))
+            writer.add(fresh)
             report.added += len(fresh)
     metrics.BLOCKS_CREATED.inc(report.added)
     details = {**report.counts(), "reason": reason, "expires_at": clock.isoformat(expires_at),
@@ -225,6 +227,23 @@ class _RowWriter:
                 return references
             kept = [reference for reference in references if reference not in taken]
             references = kept + _new_references(len(taken), set(kept) | taken)
+
+    def add(self, networks):
+        """Block these networks, each with a reference of its own.
+
+        A block made elsewhere between drawing the references and writing
+        them may have taken one: that chunk alone is undone (a savepoint) and
+        written again with others.
+        """
+        for attempt in range(REFERENCE_ATTEMPTS):
+            try:
+                with db.session.begin_nested():
+                    db.session.connection()  # the SAVEPOINT itself: the session emits it when asked for the connection
+                    return self.insert(zip(self.unused_references(len(networks)), networks))
+            except self.dialect.loaded_dbapi.IntegrityError:
+                if attempt == REFERENCE_ATTEMPTS - 1:
+                    raise
+                self.taken = None  # read again: someone else wrote
 
     def insert(self, targets):
         """One statement for these ``(reference, network)`` pairs."""
