@@ -4,7 +4,7 @@ Lists come as FireHOL ``.netset`` files, Spamhaus DROP (``1.2.3.0/24 ; SBL123``)
 and CrowdSec exports: ``#`` and ``;`` start a comment (a whole line or the end
 of one), blank lines are skipped. Every line is read and checked before
 anything is written, so a file with a bad line (not an address, too wide, on a
-never-blocked network: the one rule of ``service.check_bounds``) imports
+never-blocked network: the one rule of ``bounds``) imports
 nothing unless the bad lines are to be skipped.
 
 The rows go in by chunks, each one statement (COPY on PostgreSQL, executemany
@@ -22,7 +22,8 @@ from guardsvc import messages
 from guardsvc.audit.service import record_event
 from guardsvc.blocks.models import Block
 from guardsvc.blocks.networks import fast_network, parse_network
-from guardsvc.blocks.service import block_bounds, checked_expiry, refusal_text
+from guardsvc.blocks.bounds import block_bounds, refusal_text
+from guardsvc.blocks.service import checked_expiry
 from guardsvc.extensions import db
 from guardsvc.metrics import counters as metrics
 from guardsvc.storage import clock, codes

@@ -1,14 +1,13 @@
 """``flask blocks ...``."""
-import click
-
 from pathlib import Path
+
+import click
 
 from guardsvc import messages
 from guardsvc.storage import clock
 from guardsvc.blocks import service
 from guardsvc.blocks.bulk_import import BadBlocklist, import_blocklist
-from guardsvc.blocks.schemas import MAX_MINUTES
-from guardsvc.blocks.schemas import BlockCreateSchema
+from guardsvc.blocks.schemas import MAX_MINUTES, BlockCreateSchema
 from guardsvc.cli.support import echo_rows, json_option, run_or_exit
 from guardsvc.storage.clock import isoformat
 from guardsvc.web.schema_fields import load_or_raise

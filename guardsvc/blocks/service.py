@@ -1,7 +1,6 @@
 """Blocks: creating, finding the one a client is under, lifting, listing."""
 from datetime import timedelta
 
-from flask import current_app
 from sqlalchemy import Boolean, and_, bindparam, func, or_, select, true, union_all, update
 
 from guardsvc import messages
@@ -9,7 +8,8 @@ from guardsvc.storage import clock, codes
 from guardsvc.audit.service import record_event
 from guardsvc.blocks.events import queue_block_event
 from guardsvc.blocks.models import MANUAL, ORIGIN_CROWDSEC, AllowEntry, Block, target_kind
-from guardsvc.blocks.networks import NEVER_BLOCKED, BlockBounds, candidate_networks, canonical_network, parse_network
+from guardsvc.blocks.bounds import check_bounds
+from guardsvc.blocks.networks import candidate_networks, canonical_network
 from guardsvc.web.errors import InvalidState, NotFound, ValidationFailed
 from guardsvc.extensions import db
 from guardsvc.web.listing import contains_text, paginate
@@ -164,41 +164,6 @@ def checked_target(network, device_id):
         return canonical_network(network)
     except ValueError as exc:
         raise ValidationFailed({"ip": [messages.FIELD_BAD_IP_OR_CIDR]}) from exc
-
-
-def check_bounds(network, source):
-    """Refuse (ValidationFailed on ``ip``, counted by ``source``) a block on ``network`` (canonical text)
-    that is wider than ``GUARDSVC_WIDEST_BLOCK`` or touches ``GUARDSVC_NEVER_BLOCK``."""
-    refused = bounds_refusal(network)
-    if refused is not None:
-        metrics.BLOCKS_REFUSED.labels(source=source).inc()
-        raise ValidationFailed({"ip": [refusal_text(parse_network(network), refused)]})
-
-
-def bounds_refusal(network):
-    """``BlockBounds.refusal`` of ``network`` (canonical text): None when a block may cover it."""
-    return block_bounds().refusal(parse_network(network))
-
-
-_BOUNDS = "guardsvc.block_bounds"  # app.extensions: (settings, BlockBounds)
-
-
-def block_bounds():
-    """The rule of ``GUARDSVC_WIDEST_BLOCK`` and ``GUARDSVC_NEVER_BLOCK`` that every source of blocks applies."""
-    settings = (tuple(current_app.config.get("WIDEST_BLOCK", (8, 32))),
-                tuple(current_app.config.get("NEVER_BLOCK", ("127.0.0.0/8", "::1/128"))))
-    cached = current_app.extensions.get(_BOUNDS)
-    if cached is None or cached[0] != settings:
-        cached = current_app.extensions[_BOUNDS] = (settings, BlockBounds(*settings))
-    return cached[1]
-
-
-def refusal_text(network, refused):
-    """Why a block may not cover ``network`` (an ``ip_network``), from ``BlockBounds.refusal``'s answer."""
-    kind, detail = refused
-    if kind == NEVER_BLOCKED:
-        return messages.BLOCK_NEVER_BLOCKED.format(network=network.with_prefixlen, never=detail)
-    return messages.BLOCK_TOO_WIDE.format(network=network.with_prefixlen, widest=detail, version=network.version)
 
 
 def checked_expiry(now, minutes, expires_at):

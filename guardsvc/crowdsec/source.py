@@ -19,7 +19,7 @@ from guardsvc.stored_texts import for_storage
 from guardsvc.blocks.imported import active_imported_blocks, import_block, lift_imported_blocks
 from guardsvc.blocks.models import ORIGIN_CROWDSEC
 from guardsvc.blocks.networks import TOO_WIDE, canonical_network
-from guardsvc.blocks.service import bounds_refusal
+from guardsvc.blocks.bounds import bounds_refusal
 from guardsvc.crowdsec.decisions import BAN, IP_SCOPE, RANGE_SCOPE, parse_go_duration
 from guardsvc.crowdsec.lapi import LapiError, delete_decision, machine_token
 from guardsvc.crowdsec.models import DecisionDeletion
