@@ -6,6 +6,7 @@ zone) and collects every problem; ``load_settings`` then refuses to start with
 all of them in one ``SettingsError``. A secret may come from a file:
 ``GUARDSVC_<NAME>_FILE`` names the file holding it (Docker and systemd secrets).
 """
+import ipaddress
 import logging
 import os
 import secrets
@@ -107,6 +108,49 @@ class _Reader:
             self.problems.append(f"{PREFIX}{name}: {value!r} is not an http:// or https:// address")
             return default
         return value
+
+
+# The widest range a block may cover (IPv4, IPv6) and the networks no block may touch (contract section 15).
+WIDEST_BLOCK_DEFAULT = "/8,/32"
+NEVER_BLOCK_DEFAULT = "127.0.0.0/8,::1/128"
+
+
+def widest_block(read):
+    """``GUARDSVC_WIDEST_BLOCK``: ``"/8,/32"`` -> ``(8, 32)``, the shortest prefix a block may have for
+    IPv4 and for IPv6 (the slash is optional; ``/0`` lets any range through)."""
+    value = read.text("WIDEST_BLOCK", WIDEST_BLOCK_DEFAULT)
+    parts = [part.strip().lstrip("/") for part in value.replace(" ", ",").split(",") if part.strip()]
+    try:
+        ipv4, ipv6 = (int(part) for part in parts)
+        if not (0 <= ipv4 <= 32 and 0 <= ipv6 <= 128):
+            raise ValueError(value)
+    except ValueError:
+        read.problems.append(f"GUARDSVC_WIDEST_BLOCK: {value!r} is not two prefix lengths, IPv4 (0-32) then "
+                             f"IPv6 (0-128), e.g. \"{WIDEST_BLOCK_DEFAULT}\"")
+        return 8, 32
+    return ipv4, ipv6
+
+
+def never_block(read):
+    """``GUARDSVC_NEVER_BLOCK``: the networks no block may cover any part of, as canonical CIDR text;
+    ``none`` for no such network."""
+    value = read.text("NEVER_BLOCK", NEVER_BLOCK_DEFAULT)
+    if value.strip().lower() == "none":
+        return ()
+    networks = []
+    for part in (part.strip() for part in value.replace(" ", ",").split(",")):
+        if not part:
+            continue
+        try:
+            network = ipaddress.ip_network(part, strict=False)
+        except ValueError:
+            read.problems.append(f"GUARDSVC_NEVER_BLOCK: {part!r} is not an IP address or CIDR range "
+                                 f"(a comma-separated list, e.g. \"{NEVER_BLOCK_DEFAULT}\", or \"none\")")
+            continue
+        mapped = network.network_address.ipv4_mapped if network.version == 6 and network.prefixlen >= 96 else None
+        # An IPv4-mapped range means its IPv4 range, as blocks and client addresses are normalized.
+        networks.append(f"{mapped}/{network.prefixlen - 96}" if mapped else network.with_prefixlen)
+    return tuple(networks)
 
 
 def check_webauthn_rp_id(settings, read):
@@ -371,6 +415,10 @@ def load_settings(instance_path):
         # Releases in any 60 minutes, everyone together; 0 turns self-release off.
         "SELF_RELEASE_PER_HOUR": read.number("SELF_RELEASE_PER_HOUR", 200),
         "RATELIMIT_SELF_RELEASE": read.limit("RATELIMIT_SELF_RELEASE", "20 per minute;100 per day"),
+        # No list can take the world down (contract section 15): every source of blocks refuses a range
+        # wider than these prefix lengths and any block touching these networks.
+        "WIDEST_BLOCK": widest_block(read),
+        "NEVER_BLOCK": never_block(read),
         # Webhooks (guardsvc.webhooks): endpoints come from `flask webhooks add`; these shape delivery.
         # One deadline for a whole POST (connect, send, answer).
         "WEBHOOK_TIMEOUT_SECONDS": read.number("WEBHOOK_TIMEOUT_SECONDS", kind=float, default=5, minimum=0.1),

@@ -67,6 +67,9 @@ os.environ.update({
     # Self-release proofs at the smallest cost (one PBKDF2 iteration an attempt): a test solves one in
     # milliseconds; bench/self_release_solve.py measures the real cost in Chromium.
     "GUARDSVC_SELF_RELEASE_COST": "1",
+    # Test clients (and live servers' callers) are loopback addresses that many tests block; the default
+    # that refuses it is tested with the setting given back (tests/test_block_bounds.py).
+    "GUARDSVC_NEVER_BLOCK": "none",
 })
 
 from sqlalchemy import create_engine, exists, literal, select, text, union_all  # noqa: E402

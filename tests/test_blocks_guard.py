@@ -14,9 +14,11 @@ GUARDED_JSON = [
     ("POST", "/api/guard/unblock-tickets/TKT-00000000/respond"),
     ("GET", "/api/tidak-ada"),
 ]
-GUARDED_HTML = ["/", "/masuk", "/akun", "/admin", "/admin/blokir", "/halaman-lain"]
+GUARDED_HTML = ["/", "/akun", "/admin", "/admin/blokir", "/halaman-lain"]
+# Signing in is never guarded either (contract section 15): an administrator can always reach /admin.
 UNGUARDED = ["/banding", "/banding/cek", "/banding/cek?tiket=TKT-00000000", "/healthz", "/readyz",
-             "/api/openapi.json", "/static/css/site.css", "/api/guard/unblock-tickets/check/TKT-00000000"]
+             "/api/openapi.json", "/static/css/site.css", "/api/guard/unblock-tickets/check/TKT-00000000",
+             "/masuk", "/masuk/kode", "/masuk/kode-email"]
 
 
 @pytest.fixture()
@@ -70,7 +72,7 @@ def test_device_block_applies_from_header_and_cookie(client, make_block):
     by_header = client.get("/api/auth/tokens", headers={"X-Device-Id": "dev-blocked"}, **from_ip(FREE_IP))
     assert by_header.get_json()["reference"] == ref
     client.set_cookie("guardsvc_device", "dev-blocked")
-    assert client.get("/masuk", **from_ip(FREE_IP)).status_code == 403
+    assert client.get("/akun", **from_ip(FREE_IP)).status_code == 403
 
 
 def test_local_ip_header_narrows(client, make_block):

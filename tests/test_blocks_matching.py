@@ -32,7 +32,8 @@ def found(ip=None, device=None, local=None):
     ("0.0.0.0/0", "198.51.100.1", "2001:db8::1"),
     ("::ffff:192.0.2.0/120", "192.0.2.77", "192.0.3.1"),
 ])
-def test_ip_and_cidr_blocks_match_exactly_their_addresses(ctx, target, inside, outside):
+def test_ip_and_cidr_blocks_match_exactly_their_addresses(ctx, app, monkeypatch, target, inside, outside):
+    monkeypatch.setitem(app.config, "WIDEST_BLOCK", (0, 0))  # an operator who allows any width
     ref = block(network=target).reference
     assert found(inside) == ref
     assert found(outside) is None

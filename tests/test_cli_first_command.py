@@ -26,6 +26,8 @@ PASSWORD = "kata-sandi-yang-panjang-7"
 NOBODY = "tidak-ada@example.com"
 # Three lines in the Pwned Passwords format (SHA1-HEX:COUNT).
 BREACHED_LIST = str(Path(__file__).with_name("pwned_sample.txt"))
+# A few lines as blocklists come (FireHOL and Spamhaus comments, IPv4 and IPv6).
+BLOCKLIST = str(Path(__file__).with_name("blocklist_sample.netset"))
 
 # (command line, exit status on an empty database). 1: refused with a message (nothing to act on).
 COMMANDS = [
@@ -48,6 +50,7 @@ COMMANDS = [
     (["blocks", "add", "--ip", "198.51.100.7", "--reason", "uji"], 0),
     (["blocks", "lift", "BLK-00000000"], 1),
     (["blocks", "list"], 0),
+    (["blocks", "import", BLOCKLIST], 0),
     (["allows", "add", "--ip", "198.51.100.8"], 0),
     (["allows", "list"], 0),
     (["allows", "remove", "1"], 1),

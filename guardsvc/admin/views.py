@@ -20,7 +20,7 @@ from guardsvc.blocks import service as blocks
 from guardsvc.passkeys.service import count_passkey_holders
 from guardsvc.selfrelease import figures as self_release_figures
 from guardsvc.blocks.schemas import BlockCreateSchema, BlockLiftSchema, BlockListQuerySchema
-from guardsvc.web.errors import InvalidState
+from guardsvc.web.errors import InvalidState, ValidationFailed
 from guardsvc.web.identity import client_ip
 from guardsvc.web.listing import COUNT_CAP, SearchQuerySchema, query_args
 from guardsvc.pages.forms import load_form
@@ -133,7 +133,10 @@ def add_block():
                                       blank_means_unset=("minutes", "self_release"))
     if errors:
         return _render_blocks(values=values, errors=errors, status=422)
-    block = blocks.create_block(network=data.pop("ip"), **data, actor=current_user, origin_ip=client_ip())
+    try:
+        block = blocks.create_block(network=data.pop("ip"), **data, actor=current_user, origin_ip=client_ip())
+    except ValidationFailed as refused:  # a range too wide, a never-blocked network: on the field, form kept
+        return _render_blocks(values=values, errors=ends_with(refused).errors, status=422)
     flash(messages.BLOCK_CREATED.format(reference=block.reference), "success")
     return redirect(url_for(".block_list"), code=303)
 

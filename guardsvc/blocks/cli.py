@@ -1,9 +1,13 @@
 """``flask blocks ...``."""
+from pathlib import Path
+
 import click
 
+from guardsvc import messages
 from guardsvc.storage import clock
 from guardsvc.blocks import service
-from guardsvc.blocks.schemas import BlockCreateSchema
+from guardsvc.blocks.bulk_import import BadBlocklist, import_blocklist
+from guardsvc.blocks.schemas import MAX_MINUTES, BlockCreateSchema
 from guardsvc.cli.support import echo_rows, json_option, run_or_exit
 from guardsvc.storage.clock import isoformat
 from guardsvc.web.schema_fields import load_or_raise
@@ -31,6 +35,40 @@ def add(ip, device_id, local_ip, reason, minutes, self_release):
     block = run_or_exit(service.create_block, network=data.pop("ip"), **data)
     click.echo(f"blocked {block.target} until {isoformat(block.expires_at) or 'lifted'}:")
     click.echo(block.reference)
+
+
+@blocks_cli.command("import")
+@click.argument("file", type=click.File("r", encoding="utf-8-sig", errors="replace"))
+@click.option("--reason", default=None, help="Why (shown to administrators); default: the list's file name.")
+@click.option("--minutes", type=click.IntRange(1, MAX_MINUTES), default=None,
+              help="Expire after this many minutes (default: never).")
+@click.option("--self-release", is_flag=True, help="The visitors under them may release them by a proof of work.")
+@click.option("--skip-bad", is_flag=True, help="Skip bad lines instead of importing nothing.")
+def import_command(file, reason, minutes, self_release, skip_bad):
+    """Block every address and CIDR range of a blocklist FILE ("-": standard input).
+
+    One entry a line, IPv4 or IPv6; "#" and ";" start comments (FireHOL, Spamhaus DROP, CrowdSec exports).
+    """
+    name = getattr(file, "name", "<stdin>")
+    source = "stdin" if name == "<stdin>" else Path(name).name
+    try:
+        report = run_or_exit(import_blocklist, file, source=source, reason=reason, minutes=minutes,
+                             self_release=self_release, skip_bad=skip_bad)
+    except BadBlocklist as refused:
+        _echo_bad_lines(refused.report)
+        raise click.ClickException(str(messages.BLOCKLIST_REFUSED.format(count=refused.report.bad))) from None
+    _echo_bad_lines(report)
+    click.echo(messages.BLOCKLIST_IMPORTED.format(
+        added=report.added, skipped=report.skipped, existing=report.existing, duplicates=report.duplicates,
+        bad=report.bad, lines=report.lines))
+
+
+def _echo_bad_lines(report):
+    """The first bad lines, by number and why, on stderr; how many more there were."""
+    for bad in report.bad_lines:
+        click.echo(messages.BLOCKLIST_BAD_LINE.format(number=bad.number, text=bad.text, why=bad.why), err=True)
+    if report.bad > len(report.bad_lines):
+        click.echo(messages.BLOCKLIST_MORE_BAD.format(count=report.bad - len(report.bad_lines)), err=True)
 
 
 @blocks_cli.command("lift")

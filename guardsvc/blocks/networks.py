@@ -1,5 +1,7 @@
 """Pure IP arithmetic for blocks: canonical network text and the prefixes containing an address."""
 import ipaddress
+import re
+import socket
 from functools import lru_cache
 
 
@@ -16,6 +18,11 @@ def canonical_network(text):
     ZoneIdGiven (a ValueError) for a zone id: client addresses never carry one,
     so a block or allow entry holding it would never match anyone.
     """
+    return parse_network(text).with_prefixlen
+
+
+def parse_network(text):
+    """The ``ip_network`` whose text ``canonical_network`` gives (IPv4-mapped ranges as IPv4); ValueError else."""
     if not isinstance(text, str):
         raise ValueError("not a string")
     network = ipaddress.ip_network(text.strip(), strict=True)
@@ -25,7 +32,7 @@ def canonical_network(text):
         mapped = network.network_address.ipv4_mapped
         if mapped is not None:
             network = ipaddress.ip_network(f"{mapped}/{network.prefixlen - 96}")
-    return network.with_prefixlen
+    return network
 
 
 @lru_cache(maxsize=256)
@@ -85,3 +92,64 @@ def is_single_address(network):
 def display_target(network):
     """``"203.0.113.7/32"`` -> ``"203.0.113.7"``; ranges keep their prefix."""
     return network.rsplit("/", 1)[0] if is_single_address(network) else network
+
+
+# Why the rule below refuses a network.
+TOO_WIDE, NEVER_BLOCKED = "too_wide", "never_blocked"
+
+
+class BlockBounds:
+    """No list can take the world down: the one rule on which networks a block may cover.
+
+    A block wider than ``widest`` (shortest prefix for IPv4, for IPv6) would
+    answer 403 to a country or to everyone; a block touching one of ``never``
+    (loopback by default) would shut out the service's own host. Every source
+    of blocks (CLI, API, admin pages, import, CrowdSec) asks ``refusal``.
+    """
+
+    def __init__(self, widest=(8, 32), never=()):
+        self.widest = {4: widest[0], 6: widest[1]}
+        # (version, first address, last address) as integers: two comparisons for each network asked about.
+        self.never = tuple((parsed.version, int(parsed.network_address), int(parsed.broadcast_address),
+                            parsed.with_prefixlen) for parsed in map(ipaddress.ip_network, never))
+
+    def refusal(self, network):
+        """``None`` when a block may cover ``network`` (an ``ip_network``), else ``(TOO_WIDE, widest prefix)``
+        or ``(NEVER_BLOCKED, the never-blocked network it touches)``."""
+        return self.refusal_of(network.version, int(network.network_address), network.prefixlen)
+
+    def refusal_of(self, version, first, prefixlen):
+        """``refusal`` of the network of ``version`` starting at the integer ``first`` with ``prefixlen``."""
+        widest = self.widest[version]
+        if prefixlen < widest:
+            return TOO_WIDE, widest
+        if self.never:
+            last = first | ((1 << ((32 if version == 4 else 128) - prefixlen)) - 1)
+            for never_version, low, high, text in self.never:
+                if never_version == version and first <= high and low <= last:
+                    return NEVER_BLOCKED, text
+        return None
+
+
+# A canonical IPv4 address (no leading zeros) and an optional prefix length: most lines of a list.
+_CANONICAL_IPV4 = re.compile(r"((?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d))"
+                             r"(?:/(3[0-2]|[12]?\d))?")
+
+
+def fast_network(text):
+    """``(canonical text, version, first address as an integer, prefix length)`` of an address or range.
+
+    The same answer as ``parse_network`` (ValueError for the same texts), a few
+    times faster for the canonical IPv4 text most lists hold: a million lines
+    of a blocklist are read in a few seconds.
+    """
+    match = _CANONICAL_IPV4.fullmatch(text)
+    if match is None:
+        network = parse_network(text)
+        return network.with_prefixlen, network.version, int(network.network_address), network.prefixlen
+    address, length = match.groups()
+    first = int.from_bytes(socket.inet_aton(address), "big")
+    prefixlen = 32 if length is None else int(length)
+    if first & ((1 << (32 - prefixlen)) - 1):
+        raise ValueError(f"{text} has host bits set")
+    return f"{address}/{prefixlen}", 4, first, prefixlen

@@ -7,7 +7,8 @@ from guardsvc import messages
 from guardsvc.storage import clock, codes
 from guardsvc.audit.service import record_event
 from guardsvc.blocks.events import queue_block_event
-from guardsvc.blocks.models import MANUAL, AllowEntry, Block, target_kind
+from guardsvc.blocks.models import MANUAL, ORIGIN_CROWDSEC, AllowEntry, Block, target_kind
+from guardsvc.blocks.bounds import check_bounds
 from guardsvc.blocks.networks import ZoneIdGiven, candidate_networks, canonical_network
 from guardsvc.web.errors import InvalidState, NotFound, ValidationFailed
 from guardsvc.extensions import db
@@ -133,6 +134,8 @@ def create_block(*, network=None, device_id=None, local_ip=None, reason=None, ex
     ``source_origin`` where that system says the decision came from.
     """
     network = checked_target(network, device_id)
+    if network is not None:
+        check_bounds(network, "crowdsec" if origin == ORIGIN_CROWDSEC else "guardsvc")
     now = clock.utcnow()
     expires_at = checked_expiry(now, minutes, expires_at)
     block = Block(reference=_unused_reference(), network=network, device_id=device_id,

@@ -18,11 +18,13 @@ from guardsvc import messages
 from guardsvc.stored_texts import for_storage
 from guardsvc.blocks.imported import active_imported_blocks, import_block, lift_imported_blocks
 from guardsvc.blocks.models import ORIGIN_CROWDSEC
-from guardsvc.blocks.networks import canonical_network
+from guardsvc.blocks.networks import TOO_WIDE, canonical_network
+from guardsvc.blocks.bounds import bounds_refusal
 from guardsvc.crowdsec.decisions import BAN, IP_SCOPE, RANGE_SCOPE, parse_go_duration
 from guardsvc.crowdsec.lapi import LapiError, delete_decision, machine_token
 from guardsvc.crowdsec.models import DecisionDeletion
 from guardsvc.extensions import db
+from guardsvc.metrics import counters as metrics
 from guardsvc.storage import clock
 from guardsvc.storage.inserts import insert_unless_conflict
 from guardsvc.storage.queue import backoff
@@ -51,6 +53,23 @@ def _ban_target(decision):
         return None
 
 
+def _refused(decision_id, network):
+    """True (logged and counted, never stored) for a decision on a range no block may cover.
+
+    One decision on ``0.0.0.0/0`` would otherwise answer 403 to everyone
+    (contract section 15). Not listed as imported: a block made from it before
+    the rule is lifted by the next complete pull.
+    """
+    refused = bounds_refusal(network)
+    if refused is None:
+        return False
+    metrics.BLOCKS_REFUSED.labels(source="crowdsec").inc()
+    log.warning("crowdsec: decision %s on %s not imported: %s (%s)", decision_id, network,
+                "wider than GUARDSVC_WIDEST_BLOCK allows" if refused[0] == TOO_WIDE
+                else "on GUARDSVC_NEVER_BLOCK", refused[1])
+    return True
+
+
 def apply_decisions(new, deleted, complete=False):
     """Apply one pull of the stream; ``(blocks created, blocks lifted)``.
 
@@ -64,6 +83,8 @@ def apply_decisions(new, deleted, complete=False):
         if target is None or target[2] <= clock.utcnow():
             continue
         decision_id, network, expires_at, scenario = target
+        if _refused(decision_id, network):
+            continue
         listed.add((decision_id, network))
         reason = for_storage(messages.CROWDSEC_BLOCK_REASON, decision_id=decision_id, scenario=scenario)
         source_origin = str(decision.get("origin") or "")[:32] or None

@@ -14,6 +14,9 @@ SIGN_INS = Counter("guardsvc_signins", "Sign-in attempts, by result.", ("result"
 TICKETS_SUBMITTED = Counter("guardsvc_tickets_submitted", "Unblock tickets submitted.")
 TICKETS_DECIDED = Counter("guardsvc_tickets_decided", "Unblock tickets decided, by decision.", ("decision",))
 BLOCKS_CREATED = Counter("guardsvc_blocks_created", "Blocks created (by hand, by CLI, imported).")
+BLOCKS_REFUSED = Counter("guardsvc_blocks_refused", "Blocks refused as wider than GUARDSVC_WIDEST_BLOCK or on "
+                         "GUARDSVC_NEVER_BLOCK, by source (guardsvc: CLI, API, admin; import; crowdsec).",
+                         ("source",))
 BLOCKS_LIFTED = Counter("guardsvc_blocks_lifted", "Blocks lifted (by hand, by approval, by their source).")
 FORWARD_AUTH = Counter("guardsvc_forward_auth_answers", "Forward-auth answers, by outcome.", ("answer",))
 EDGE_PULLS = Counter("guardsvc_edge_list_pulls", "Pulls of the edge list by a proxy's Lua module.")

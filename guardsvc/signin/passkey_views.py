@@ -20,13 +20,16 @@ from guardsvc.signin import pending, service
 from guardsvc.signin.limits import code_limit, remember_outcome, sign_in_limit
 from guardsvc.signin.views import render_sign_in
 from guardsvc.storage.transaction import ends_with
+from guardsvc.web.doors import never_guarded
 from guardsvc.web.errors import InvalidState
 from guardsvc.web.identity import current_client
 
 bp = Blueprint("passkey_signin_pages", __name__)
 
 
+# The sign-in ceremonies are never guarded, as the rest of signing in (signin.views).
 @bp.post("/masuk/passkey/opsi")
+@never_guarded
 @sign_in_limit
 def passwordless_options():
     """Options for "Masuk dengan passkey" (JSON): any discoverable passkey, user verification required."""
@@ -34,6 +37,7 @@ def passwordless_options():
 
 
 @bp.post("/masuk/passkey")
+@never_guarded
 @sign_in_limit
 def passwordless_submit():
     """Sign in with the passkey the browser answered with: both factors at once."""
@@ -50,6 +54,7 @@ def passwordless_submit():
 
 
 @bp.post("/masuk/kode/passkey/opsi")
+@never_guarded
 @code_limit
 def second_step_options():
     """Options for a passkey at the code step (JSON), for the account that passed the password."""

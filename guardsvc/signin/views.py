@@ -16,8 +16,11 @@ from guardsvc.signin.schemas import CodeStepSchema, EmailCodeStepSchema
 from guardsvc.passkeys.schemas import PasskeyAnswerSchema
 from guardsvc.signin.limits import code_limit, remember_outcome, sign_in_limit
 from guardsvc.storage.transaction import ends_with
+from guardsvc.web.doors import never_guarded
 
-bp = Blueprint("signin_pages", __name__)
+# Never guarded (contract section 15): whatever blocks exist, an administrator can sign in and
+# reach /admin to lift them; a blocked non-administrator who signs in meets the block page next.
+bp = never_guarded(Blueprint("signin_pages", __name__))
 
 SIGN_IN_FIELDS = ("email", "password")
 

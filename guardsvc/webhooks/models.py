@@ -11,7 +11,7 @@ from guardsvc.storage.queue import QueuedWork
 from guardsvc.storage.sealing import SealedString
 
 EVENTS = ("ticket.submitted", "ticket.decided", "block.created", "block.lifted", "block.self_released",
-          "signin.new_device")
+          "signin.new_device", "blocks.imported")
 # A queued run of GUARDSVC_FAIL2BAN_UNBAN_COMMAND: the same queue, no endpoint, the address as its body.
 UNBAN = "fail2ban.unban"
 STATUSES = ("pending", "sending", "delivered", "failed")
