@@ -1,7 +1,7 @@
 """Blocks on an IP, a CIDR range or a device id."""
 from datetime import datetime
 
-from sqlalchemy import BigInteger, CheckConstraint, false, ForeignKey, Index, String, Text, text
+from sqlalchemy import BigInteger, CheckConstraint, false, ForeignKey, Index, Integer, String, Text, text
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from guardsvc.storage import clock
@@ -162,3 +162,19 @@ class AllowEntry(db.Model):
     @property
     def device_label(self):
         return device_label(self.device_id, self.device_issued)
+
+
+class EdgeChange(db.Model):
+    """A block whose enforcement changed (created, lifted, expiry or target changed), logged by triggers.
+
+    The edge pulls the whole list once and then the blocks logged after its cursor (an id here);
+    ``blocks.edge`` turns them into the current state of their targets. Written by database
+    triggers (revision 0031_edge_deltas), so a bulk import is logged as surely as a single block.
+    """
+
+    __tablename__ = "edge_changes"
+
+    id: Mapped[int] = mapped_column(BigInteger().with_variant(Integer(), "sqlite"), primary_key=True)
+    block_id: Mapped[int]
+    # Unix seconds when the row was logged (the database's clock).
+    logged_at: Mapped[int] = mapped_column(BigInteger)
