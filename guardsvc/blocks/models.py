@@ -173,6 +173,7 @@ class EdgeChange(db.Model):
     """
 
     __tablename__ = "edge_changes"
+    __table_args__ = {"sqlite_autoincrement": True}  # ids never reused: an edge's cursor stays meaningful
 
     id: Mapped[int] = mapped_column(BigInteger().with_variant(Integer(), "sqlite"), primary_key=True)
     block_id: Mapped[int]

@@ -56,6 +56,8 @@ def upgrade():
         sa.Column('block_id', sa.Integer(), nullable=False),
         sa.Column('logged_at', sa.BigInteger(), nullable=False),
         sa.PrimaryKeyConstraint('id', name=op.f('pk_edge_changes')),
+        # SQLite: ids never reused, even after every row is deleted (an edge's cursor stays meaningful).
+        sqlite_autoincrement=True,
     )
     if op.get_context().dialect.name == 'postgresql':
         op.execute(POSTGRESQL_FUNCTION)
