@@ -1,7 +1,7 @@
 """The edge list a proxy's Lua module pulls (GET /edge/v1/decisions): the whole list, deltas, who may pull it."""
 import hashlib
 import time
-from datetime import timedelta
+from datetime import timedelta, timezone
 
 import pytest
 
@@ -166,3 +166,24 @@ def test_only_the_proxy_pulls_the_list(edge_app, app, make_block):
     for url in (URL, "/api/guard/forward-auth"):
         refused = app.test_client().get(url, environ_base={"REMOTE_ADDR": "192.0.2.5"})
         assert refused.status_code == 401 and "perangkat-rahasia" not in refused.get_data(as_text=True)
+
+
+def test_retention_prunes_changes_older_than_a_day_but_keeps_the_newest(app, edge_app, make_block):
+    from guardsvc.blocks.models import EdgeChange
+    from guardsvc.extensions import db
+    from guardsvc.retention.service import purge
+
+    make_block(network="192.0.2.0/24")
+    _, cursor, _ = answer(pull(edge_app))
+    now = clock.utcnow()
+    day_and_more = int((now - timedelta(days=1, minutes=5)).replace(tzinfo=timezone.utc).timestamp())
+    with app.app_context():
+        db.session.add_all([EdgeChange(block_id=1, logged_at=day_and_more) for _ in range(3)])
+        db.session.commit()
+        counts = dict(purge(now=now))
+        db.session.commit()
+        left = db.session.execute(db.select(EdgeChange.id, EdgeChange.logged_at).order_by(EdgeChange.id)).all()
+    # The block's own change is recent; of the three old ones, the newest row of the log stays.
+    assert counts["old edge list changes deleted"] == 2 and len(left) == 2 and left[-1].logged_at == day_and_more
+    full, _, _ = answer(pull(edge_app, since=cursor))
+    assert not full  # the edge's cursor is still within reach
