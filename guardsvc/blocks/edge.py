@@ -90,7 +90,7 @@ def edge_snapshot():
     sent again by the next delta, never lost. A target under several blocks may
     have several lines; the edge keeps the latest expiry.
     """
-    cursor = _snapshot_cursor()
+    cursor = snapshot_cursor()
     query = (select(Block.network, Block.device_id, Block.expires_at)
              .where(active_condition(clock.utcnow())).execution_options(yield_per=BATCH))
     text = "".join(_line(row.network, row.device_id, _expiry(row.expires_at))
@@ -100,19 +100,42 @@ def edge_snapshot():
 
 def edge_delta(since):
     """``(cursor, text)`` of what changed after cursor ``since``; None when only the whole list will do."""
+    changed = changed_blocks(since, limit=MAX_DELTA)
+    if changed is None:
+        return None
+    cursor, block_ids = changed
+    return cursor, _current_lines(block_ids)
+
+
+def changed_blocks(since, limit=None):
+    """``(cursor, {block id, ...})`` of the changes logged after cursor ``since``.
+
+    None when the log no longer reaches ``since`` (another database, or changes
+    pruned before the reader saw them) or holds more than ``limit`` of them.
+    """
     low, high = db.session.execute(select(func.min(EdgeChange.id), func.max(EdgeChange.id))).one()
     if high is None:
-        return (since, "") if since == 0 else None
+        return (since, set()) if since == 0 else None
     if since > high or since < low - 1:
-        return None  # another database, or changes pruned before this edge saw them
-    rows = db.session.execute(select(EdgeChange.id, EdgeChange.block_id, EdgeChange.logged_at)
-                              .where(EdgeChange.id > since).order_by(EdgeChange.id).limit(MAX_DELTA + 1)).all()
-    if len(rows) > MAX_DELTA:
         return None
-    return _advance(since, rows), _current_lines({row.block_id for row in rows})
+    query = select(EdgeChange.id, EdgeChange.block_id, EdgeChange.logged_at).where(
+        EdgeChange.id > since).order_by(EdgeChange.id)
+    rows = db.session.execute(query if limit is None else query.limit(limit + 1)).all()
+    if limit is not None and len(rows) > limit:
+        return None
+    return _advance(since, rows), {row.block_id for row in rows}
 
 
-def _snapshot_cursor():
+def first_logged(block_ids):
+    """``{block id: id of its first change still in the log}`` (a block missing is older than the log)."""
+    ids, result = sorted(block_ids), {}
+    for chunk in _chunks(ids):
+        result.update(db.session.execute(select(EdgeChange.block_id, func.min(EdgeChange.id))
+                                         .where(EdgeChange.block_id.in_(chunk)).group_by(EdgeChange.block_id)).all())
+    return result
+
+
+def snapshot_cursor():
     """The cursor a whole list starts from: the newest change, or just before a gap that may still fill."""
     rows = db.session.execute(select(EdgeChange.id, EdgeChange.logged_at)
                               .order_by(EdgeChange.id.desc()).limit(MAX_DELTA)).all()

@@ -37,6 +37,8 @@ class Block(db.Model):
         Index("ix_blocks_active_network", "network", sqlite_where=NOT_LIFTED, postgresql_where=NOT_LIFTED),
         Index("ix_blocks_active_device", "device_id", sqlite_where=NOT_LIFTED, postgresql_where=NOT_LIFTED),
         Index("ix_blocks_created_at", "created_at"),
+        # The decision stream: the blocks whose expiry fell between two pulls.
+        Index("ix_blocks_active_expiry", "expires_at", sqlite_where=NOT_LIFTED, postgresql_where=NOT_LIFTED),
         # A decision of another system is imported once (its id names it there).
         Index("ix_blocks_source_decision", "origin", "source_decision_id", "network", unique=True,
               sqlite_where=FROM_ELSEWHERE, postgresql_where=FROM_ELSEWHERE),
@@ -173,7 +175,10 @@ class EdgeChange(db.Model):
     """
 
     __tablename__ = "edge_changes"
-    __table_args__ = {"sqlite_autoincrement": True}  # ids never reused: an edge's cursor stays meaningful
+    __table_args__ = (
+        Index("ix_edge_changes_block_id", "block_id"),
+        {"sqlite_autoincrement": True},  # ids never reused: an edge's cursor stays meaningful
+    )
 
     id: Mapped[int] = mapped_column(BigInteger().with_variant(Integer(), "sqlite"), primary_key=True)
     block_id: Mapped[int]

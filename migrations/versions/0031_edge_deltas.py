@@ -13,6 +13,8 @@ Create Date: 2026-11-27 01:40:00.000000
 from alembic import op
 import sqlalchemy as sa
 
+from guardsvc.storage.migration_ops import create_index_online, drop_index_online
+
 
 # revision identifiers, used by Alembic.
 revision = '0031_edge_deltas'
@@ -24,7 +26,7 @@ depends_on = None
 # million blocks logs them in one statement, not a million trigger calls. clock_timestamp(): the
 # moment the row was logged (the edge tells a rolled-back id from one still being written by it).
 POSTGRESQL_FUNCTION = """
-CREATE FUNCTION guardsvc_log_edge_changes() RETURNS trigger LANGUAGE plpgsql AS $$
+CREATE OR REPLACE FUNCTION guardsvc_log_edge_changes() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
     INSERT INTO edge_changes (block_id, logged_at)
     SELECT id, floor(extract(epoch FROM clock_timestamp()))::bigint FROM changed_blocks;
@@ -58,10 +60,20 @@ def upgrade():
         sa.PrimaryKeyConstraint('id', name=op.f('pk_edge_changes')),
         # SQLite: ids never reused, even after every row is deleted (an edge's cursor stays meaningful).
         sqlite_autoincrement=True,
+        if_not_exists=True,
     )
+    # The decision stream asks when each block was first logged (a new table: nothing to lock).
+    op.create_index('ix_edge_changes_block_id', 'edge_changes', ['block_id'], if_not_exists=True)
+    # The decision stream finds the blocks that expired since a bouncer's last pull, and what it
+    # holds of a few blocks, without reading every row: built concurrently on live tables.
+    create_index_online('ix_blocks_active_expiry', 'blocks', ['expires_at'], where=sa.text('lifted_at IS NULL'))
+    create_index_online('ix_crowdsec_sent_decisions_block', 'crowdsec_sent_decisions', ['bouncer_id', 'block_id'])
+    # Where each bouncer's deltas start: an edge_changes id (null: never pulled).
+    op.add_column('crowdsec_bouncers', sa.Column('cursor', sa.BigInteger(), nullable=True))
     if op.get_context().dialect.name == 'postgresql':
         op.execute(POSTGRESQL_FUNCTION)
-        for statement in POSTGRESQL_TRIGGERS:
+        for name, statement in zip(('blocks_edge_inserted', 'blocks_edge_updated'), POSTGRESQL_TRIGGERS):
+            op.execute(f'DROP TRIGGER IF EXISTS {name} ON blocks')  # a run that failed halfway
             op.execute(statement)
     else:
         for statement in SQLITE_TRIGGERS:
@@ -75,4 +87,7 @@ def downgrade():
                if op.get_context().dialect.name == 'postgresql' else 'DROP TRIGGER IF EXISTS blocks_edge_updated')
     if op.get_context().dialect.name == 'postgresql':
         op.execute('DROP FUNCTION IF EXISTS guardsvc_log_edge_changes()')
+    op.drop_column('crowdsec_bouncers', 'cursor')
+    drop_index_online('ix_crowdsec_sent_decisions_block', 'crowdsec_sent_decisions')
+    drop_index_online('ix_blocks_active_expiry', 'blocks')
     op.drop_table('edge_changes')
