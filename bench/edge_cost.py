@@ -94,15 +94,17 @@ def wrk(url, script, args):
 
 
 class Stack:
-    def __init__(self, folder, args):
+    """The site, guardsvc (gunicorn) and nginx; ``database``: guardsvc's (default: a new SQLite file)."""
+
+    def __init__(self, folder, args, database=None, app=None):
         self.folder, self.processes = folder, []
-        database = f"sqlite:///{folder}/guardsvc.db"
+        database = database or f"sqlite:///{folder}/guardsvc.db"
         self.env = guardsvc_env(database, folder, {"GUARDSVC_PROXY_COUNT": "1",
                                                    "GUARDSVC_FORWARD_AUTH_SECRET": SECRET})
         flask(self.env, "db", "upgrade")
         os.environ.update({key: value for key, value in self.env.items() if key.startswith("GUARDSVC_")})
         from guardsvc import create_app
-        self.app = create_app()
+        self.app = app or create_app()
         self._other_blocks(args.blocks)
         (folder / "guarded_site.py").write_text(SITE)
         self.site_port, self.guardsvc_port = free_port(), free_port()
