@@ -203,12 +203,17 @@ def probes(stack, args, rng):
     return enforced, lifted
 
 
-def main():
-    args = parse_args()
+def require_tools():
+    """Stop with the reason when nginx with Lua or wrk is missing."""
     if missing():
         raise SystemExit(missing())
     if shutil.which("wrk") is None:
         raise SystemExit("wrk is missing: scripts/bench installs it (apt-get install wrk)")
+
+
+def main():
+    args = parse_args()
+    require_tools()
     rng = random.Random(2026)
     folder = Path(tempfile.mkdtemp(prefix="guardsvc-edge-"))
     stack = Stack(folder, args)

@@ -24,11 +24,9 @@ Prints one table, the databases side by side.
 """
 import argparse
 import ipaddress
-import os
 import random
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 import threading
@@ -42,7 +40,6 @@ sys.path.insert(0, str(ROOT / "bench"))
 import edge_cost  # noqa: E402
 from blocks_lookup import _run_ddl, make_app  # noqa: E402
 from hotpaths import EMAIL, PASSWORD, flask, guardsvc_env  # noqa: E402
-from tests.nginx_support import missing  # noqa: E402
 
 BATCH = 20_000
 FREE_CLIENTS = [("198.18.7.7", "bench-free-1"), ("2001:db8:ffff::77", "bench-free-2"), ("10.1.2.3", "bench-free-3")]
@@ -303,10 +300,7 @@ def run_edge(name, database_url, app, args, figures, folder):
 
 def main():
     args = parse_args()
-    if missing():
-        raise SystemExit(missing())
-    if shutil.which("wrk") is None:
-        raise SystemExit("wrk is missing: scripts/bench installs it (apt-get install wrk)")
+    edge_cost.require_tools()
     results = {}
     if not args.skip_sqlite:
         folder = Path(tempfile.mkdtemp(prefix="guardsvc-million-db-"))

@@ -239,3 +239,22 @@ def test_allow_entries_are_weighed_by_forward_auth_behind_a_listed_device(stack_
     assert eventually(lambda: all(fetch(stack.port, "/", "127.0.0.2", headers)[0] == 403 for _ in range(10)))
     log = (stack.prefix / "access.log").read_text().splitlines()
     assert all(line.endswith(" asked") for line in log[-10:])
+
+
+def test_a_shared_dictionary_too_small_for_the_list_is_logged_with_the_fix_and_nobody_passes_unasked(
+        stack_factory, make_block, app):
+    from guardsvc.blocks.models import Block
+    from guardsvc.extensions import db
+    from guardsvc.storage import clock
+
+    with app.app_context():  # more entries than 64 KB of shared memory holds
+        db.session.execute(db.insert(Block), [
+            {"reference": f"BLK-00{number:06X}", "network": f"198.18.{number // 256}.{number % 256}/32",
+             "created_at": clock.utcnow()} for number in range(3000)])
+        db.session.commit()
+    stack = stack_factory(http_changes=[("lua_shared_dict guardsvc_edge 256m;", "lua_shared_dict guardsvc_edge 64k;")])
+    assert eventually(lambda: "is too small" in (stack.prefix / "error.log").read_text(), within=10)
+    log = (stack.prefix / "error.log").read_text()
+    assert "raise its size in guardsvc-http.conf" in log
+    # No half-loaded list is trusted: the listed addresses, and every other one, are asked about.
+    assert stack.listed("198.18.11.183") == "nil" and stack.listed("192.0.2.1") == "nil"

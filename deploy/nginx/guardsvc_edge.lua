@@ -103,20 +103,6 @@ end
 
 -- The listed network key of this prefix length that contains the address: its first
 -- ceil(length/4) hex digits, the last one masked to the bits the prefix keeps.
-local function network_key(version, hex, length)
-    local count = math.ceil(length / 4)
-    local digits = string.sub(hex, 1, count)
-    local spare = count * 4 - length
-    if spare > 0 then
-        local last = bit.band(tonumber(string.sub(digits, count), 16), bit.band(bit.lshift(0xF, spare), 0xF))
-        digits = string.sub(digits, 1, count - 1) .. string.format("%x", last)
-    end
-    return version .. "/" .. length .. "/" .. digits
-end
-
-
--- The listed network key of this prefix length that contains the address: its first
--- ceil(length/4) hex digits, the last one masked to the bits the prefix keeps.
 local function network_key(version, hex_digits, length)
     local count = math.ceil(length / 4)
     local digits = string.sub(hex_digits, 1, count)
@@ -278,7 +264,7 @@ end
 local function pull()
     local dict = ngx.shared[DICT_NAME]
     local sock = ngx.socket.tcp()
-    sock:settimeouts(1000, 1000, 10000)
+    sock:settimeouts(1000, 1000, 30000) -- a whole list of a million blocks takes guardsvc seconds to write
     local ok, err = sock:connect(settings.host, settings.port)
     if not ok then
         return nil, "connect: " .. tostring(err)
