@@ -85,6 +85,7 @@ def load_blocks(app, count):
             connection = db.engine.raw_connection()
             try:
                 with connection.cursor() as cursor:
+                    cursor.execute("SET statement_timeout = 0")  # one COPY of a million rows
                     with cursor.copy("COPY blocks (reference, network, reason, created_at, device_issued, "
                                      "self_release) FROM STDIN") as copy:
                         for index in range(count):
@@ -251,8 +252,11 @@ def run_database(name, database_url, sqlite_path, args, results):
     add_some_blocks(app, 2)
     figures["edge delta after 2 blocks (ms)"] = measure.edge(cursor)[0] * 1000
     print(f"[{name}] starting nginx ...", flush=True)
-    run_edge(name, database_url, app, args, figures, folder)
-    shutil.rmtree(folder, ignore_errors=True)
+    try:
+        run_edge(name, database_url, app, args, figures, folder)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+        print(f"[{name}] " + "; ".join(f"{label}: {value:,.2f}" for label, value in figures.items()), flush=True)
 
 
 def run_edge(name, database_url, app, args, figures, folder):

@@ -265,3 +265,22 @@ def test_blocks_written_by_plain_sql_reach_the_stream_as_changes(app, client, bo
         db.session.commit()
     answer = pull(client, key)
     assert answer["new"] is None and values(answer["deleted"]) == ["198.51.100.2"]
+
+
+def test_a_change_too_big_for_a_delta_sends_everything_active_and_what_ended(app, client, bouncer_key, make_block,
+                                                                             runner, monkeypatch):
+    import guardsvc.crowdsec.stream as stream
+
+    key = bouncer_key()
+    lifted = make_block(network="192.0.2.7")
+    make_block(network="192.0.2.8")
+    pull(client, key, startup=True)
+    monkeypatch.setattr(stream, "MAX_DELTA", 2)
+    assert runner.invoke(args=["blocks", "lift", lifted]).exit_code == 0
+    for last in range(9, 12):
+        make_block(network=f"192.0.2.{last}")
+    answer = pull(client, key)
+    assert values(answer["new"]) == ["192.0.2.10", "192.0.2.11", "192.0.2.8", "192.0.2.9"]
+    assert values(answer["deleted"]) == ["192.0.2.7"]
+    monkeypatch.setattr(stream, "MAX_DELTA", 1000)
+    assert pull(client, key) == {"new": None, "deleted": None}

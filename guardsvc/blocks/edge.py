@@ -30,7 +30,7 @@ changed after it (idempotent, so sending one twice is harmless). On PostgreSQL
 ids are drawn before their transaction commits, so a missing id may still
 arrive: the cursor stops before such a gap until ``GAP_GRACE`` seconds have
 passed (a rolled-back id never arrives). A cursor the log no longer reaches,
-or a delta longer than ``MAX_DELTA`` changes, is answered with the whole list.
+or a delta of more than ``MAX_DELTA`` changes, is answered with the whole list.
 """
 import hashlib
 import ipaddress
@@ -45,8 +45,12 @@ from guardsvc.blocks.service import active_condition
 from guardsvc.extensions import db
 from guardsvc.storage import clock
 
-# More changes than this since a cursor: the whole list costs less than their targets one by one.
-MAX_DELTA = 20_000
+# More changes than this since a cursor: the whole list is sent instead. An edge loads a whole list
+# from nothing (asking forward auth about every request meanwhile), so only a change of most of a
+# million-block list (a first import) is worth that; an import of a few hundred thousand is a delta.
+MAX_DELTA = 250_000
+# How far back the cursor of a whole list looks for gaps that may still fill (recent changes).
+SNAPSHOT_WINDOW = 20_000
 # How long an id missing from the log may still be an uncommitted transaction's (a bulk import).
 GAP_GRACE = 120
 # Rows read per round trip while the whole list is written.
@@ -138,7 +142,7 @@ def first_logged(block_ids):
 def snapshot_cursor():
     """The cursor a whole list starts from: the newest change, or just before a gap that may still fill."""
     rows = db.session.execute(select(EdgeChange.id, EdgeChange.logged_at)
-                              .order_by(EdgeChange.id.desc()).limit(MAX_DELTA)).all()
+                              .order_by(EdgeChange.id.desc()).limit(SNAPSHOT_WINDOW)).all()
     if not rows:
         return 0
     rows.reverse()

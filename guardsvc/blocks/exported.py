@@ -109,12 +109,14 @@ def blocks_meeting(networks):
     return ids
 
 
-def address_targets(ids):
-    """``{id: (reference, network)}`` of these blocks when they are address blocks, active or not."""
+def address_targets(ids, ended=False):
+    """``{id: (reference, network)}`` of these blocks when they are address blocks, active or not
+    (``ended``: only those that no longer apply)."""
     ids, result = sorted(ids), {}
+    conditions = ADDRESS_BLOCK + ((~active_condition(clock.utcnow()),) if ended else ())
     for start in range(0, len(ids), _CHUNK):
         for row in db.session.execute(select(Block.id, Block.reference, Block.network).where(
-                Block.id.in_(ids[start:start + _CHUNK]), *ADDRESS_BLOCK)):
+                Block.id.in_(ids[start:start + _CHUNK]), *conditions)):
             result[row.id] = (row.reference, row.network)
     return result
 

@@ -16,7 +16,7 @@ import json
 from sqlalchemy import delete, insert, select, update
 
 from guardsvc.blocks.allows import active_network_allow_entries, network_allows_changed_between
-from guardsvc.blocks.edge import changed_blocks, first_logged, snapshot_cursor
+from guardsvc.blocks.edge import MAX_DELTA, changed_blocks, first_logged, snapshot_cursor
 from guardsvc.blocks.exported import (address_blocks, address_targets, all_address_blocks, blocks_by_id,
                                       blocks_meeting, expired_between)
 from guardsvc.blocks.networks import display_target, is_single_address
@@ -120,7 +120,8 @@ def _held(bouncer_id, targets, cursor):
 def _delta(bouncer, cursor, since):
     """``(cursor, new decisions, gone decisions)`` for the blocks that may have changed since the last pull.
 
-    None when the log of changes no longer reaches the cursor.
+    None when the log of changes no longer reaches the cursor; ``(None, None, gone)`` when so many
+    changed that everything active is better sent again.
     """
     now = clock.utcnow()
     changed = changed_blocks(cursor)
@@ -130,6 +131,13 @@ def _delta(bouncer, cursor, since):
     if since is not None:
         affected |= expired_between(since, now)
         affected |= blocks_meeting(network_allows_changed_between(since, now))
+    if len(affected) > MAX_DELTA:
+        # A list imported whole: everything active is written out as at startup (a bouncer takes a
+        # decision it holds again as it is), and only the ended blocks are weighed one by one.
+        ended = address_targets(affected, ended=True)
+        held = _held(bouncer.id, ended, cursor)
+        return None, None, [(block_id, (decision_id, *value)) for block_id in sorted(ended)
+                            for decision_id, value in held[block_id].items()]
     targets = address_targets(affected)
     if not targets:
         return new_cursor, [], []
@@ -164,9 +172,9 @@ def pull_stream(bouncer, startup):
     cursor, since = db.session.execute(select(Bouncer.cursor, Bouncer.last_pull_at)
                                        .where(Bouncer.id == bouncer.id)).one()
     delta = None if startup or cursor is None else _delta(bouncer, cursor, since)
-    if delta is None:
+    if delta is None or delta[1] is None:
+        deleted = _ended_json(delta[2]) if delta else []
         new_cursor, new = _startup(bouncer.id)
-        deleted = []
     else:
         new_cursor, new, gone = delta
         deleted = _ended_json(gone)
