@@ -187,3 +187,21 @@ def test_retention_prunes_changes_older_than_a_day_but_keeps_the_newest(app, edg
     assert counts["old edge list changes deleted"] == 2 and len(left) == 2 and left[-1].logged_at == day_and_more
     full, _, _ = answer(pull(edge_app, since=cursor))
     assert not full  # the edge's cursor is still within reach
+
+
+def test_network_keys_read_from_the_text_agree_with_ipaddress():
+    import ipaddress
+    import random
+
+    rng = random.Random(37)
+    for _ in range(3000):
+        version = rng.choice((4, 6))
+        bits = 32 if version == 4 else 128
+        prefix = rng.randint(0, bits)
+        value = rng.getrandbits(bits)
+        if rng.random() < 0.4:  # runs of zero groups, compressed as "::"
+            value &= ~((1 << rng.randint(16, bits)) - 1) if rng.random() < 0.5 else (1 << rng.randint(1, 64)) - 1
+        kind = ipaddress.IPv4Network if version == 4 else ipaddress.IPv6Network
+        network = kind((value >> (bits - prefix) << (bits - prefix), prefix))
+        digits = f"{int(network.network_address):0{bits // 4}x}"[:(prefix + 3) // 4]
+        assert network_key(network.with_prefixlen) == f"{version}/{prefix}/{digits}", network
