@@ -20,12 +20,13 @@ from guardsvc.blocks.edge import MAX_DELTA, changed_blocks, first_logged, snapsh
 from guardsvc.blocks.exported import (address_blocks, address_targets, all_address_blocks, blocks_by_id,
                                       blocks_meeting, expired_between)
 from guardsvc.blocks.networks import display_target, is_single_address
-from guardsvc.crowdsec.decisions import (BAN, FOREVER, IP_SCOPE, RANGE_SCOPE, SCENARIO_PREFIX, block_decisions,
-                                         decision_json)
+from guardsvc.crowdsec.decisions import (BAN, FOREVER, IP_SCOPE, ORIGIN, RANGE_SCOPE, SCENARIO_PREFIX,
+                                         block_decisions, decision_json, go_duration)
 from guardsvc.crowdsec.models import Bouncer, SentDecision
 from guardsvc.extensions import db
 from guardsvc.storage import clock
 
+CHUNK_DECISIONS = 2_000  # decisions a chunk of the answer: not one socket write each
 
 def _whole(block_id, reference, network):
     """The one decision of a block sent whole: ``(id, scope, value, scenario)``, with no address parsing."""
@@ -89,11 +90,13 @@ def _startup(bouncer_id):
 
     def decisions():
         now = clock.utcnow()
-        for row in all_address_blocks():
-            if row.id in special:
-                yield from special[row.id]
-            else:
-                yield (*_whole(row.id, row.reference, row.network), _remaining(row.expires_at, now))
+        for block_id, reference, network, expires_at in all_address_blocks():
+            if block_id in special:
+                yield from special[block_id]
+                continue
+            single = network.endswith("/128") or (network.endswith("/32") and ":" not in network)
+            yield (block_id, IP_SCOPE if single else RANGE_SCOPE, network.rpartition("/")[0] if single else network,
+                   SCENARIO_PREFIX + reference, FOREVER if expires_at is None else expires_at - now)
     return cursor, decisions()
 
 
@@ -181,21 +184,37 @@ def pull_stream(bouncer, startup):
     db.session.execute(update(Bouncer).where(Bouncer.id == bouncer.id)
                        .values(cursor=new_cursor, last_pull_at=clock.utcnow())
                        .execution_options(synchronize_session=False))
-    return (decision_json(*decision) for decision in new), deleted
+    return new, deleted
 
 
 def stream_json(new, deleted):
     """The stream's answer as text chunks: ``{"new": [...] | null, "deleted": [...] | null}``.
 
-    CrowdSec's LAPI answers an empty list as null, and bouncers expect exactly that.
+    ``new`` holds ``(id, scope, value, scenario, remaining)`` tuples, written a few thousand to a
+    chunk. CrowdSec's LAPI answers an empty list as null, and bouncers expect exactly that.
     """
-    yield '{"new": '
-    first = True
-    for decision in new:
-        yield ("[" if first else ",") + json.dumps(decision)
-        first = False
-    yield "null" if first else "]"
-    yield ', "deleted": ' + (json.dumps(deleted) if deleted else "null") + "}\n"
+    forever = go_duration(FOREVER)
+    chunk, opened = ['{"new": '], False
+    for decision_id, scope, value, scenario, remaining in new:
+        duration = forever if remaining == FOREVER else go_duration(remaining)
+        if _plain(value) and _plain(scenario):  # canonical networks and references: nothing to escape
+            text = (f'{{"id": {decision_id}, "origin": "{ORIGIN}", "type": "{BAN}", "scope": "{scope}", '
+                    f'"value": "{value}", "scenario": "{scenario}", "duration": "{duration}"}}')
+        else:
+            text = json.dumps(decision_json(decision_id, scope, value, scenario, remaining))
+        chunk.append(("," if opened else "[") + text)
+        opened = True
+        if len(chunk) >= CHUNK_DECISIONS:
+            yield "".join(chunk)
+            chunk = []
+    chunk.append("]" if opened else "null")
+    chunk.append(', "deleted": ' + (json.dumps(deleted) if deleted else "null") + "}\n")
+    yield "".join(chunk)
+
+
+def _plain(text):
+    """True when ``text`` needs no escaping inside a JSON string."""
+    return text.isascii() and text.isprintable() and '"' not in text and "\\" not in text
 
 
 def query_decisions(ip=None, scope=None, value=None, decision_type=None):
