@@ -68,6 +68,14 @@ def upgrade():
     # holds of a few blocks, without reading every row: built concurrently on live tables.
     create_index_online('ix_blocks_active_expiry', 'blocks', ['expires_at'], where=sa.text('lifted_at IS NULL'))
     create_index_online('ix_crowdsec_sent_decisions_block', 'crowdsec_sent_decisions', ['bouncer_id', 'block_id'])
+    # A million address blocks: the device index holds device blocks only (its NULLs made SQLite's
+    # planner scan the table after ANALYZE), and the list newest first needs id beside created_at
+    # (an imported list shares one created_at). New ones first, then the old ones go.
+    create_index_online('ix_blocks_active_device_id', 'blocks', ['device_id'],
+                        where=sa.text('lifted_at IS NULL AND device_id IS NOT NULL'))
+    drop_index_online('ix_blocks_active_device', 'blocks')
+    create_index_online('ix_blocks_created_at_id', 'blocks', ['created_at', 'id'])
+    drop_index_online('ix_blocks_created_at', 'blocks')
     # Where each bouncer's deltas start: an edge_changes id (null: never pulled).
     op.add_column('crowdsec_bouncers', sa.Column('cursor', sa.BigInteger(), nullable=True))
     if op.get_context().dialect.name == 'postgresql':
@@ -89,5 +97,9 @@ def downgrade():
         op.execute('DROP FUNCTION IF EXISTS guardsvc_log_edge_changes()')
     op.drop_column('crowdsec_bouncers', 'cursor')
     drop_index_online('ix_crowdsec_sent_decisions_block', 'crowdsec_sent_decisions')
+    create_index_online('ix_blocks_created_at', 'blocks', ['created_at'])
+    drop_index_online('ix_blocks_created_at_id', 'blocks')
+    create_index_online('ix_blocks_active_device', 'blocks', ['device_id'], where=sa.text('lifted_at IS NULL'))
+    drop_index_online('ix_blocks_active_device_id', 'blocks')
     drop_index_online('ix_blocks_active_expiry', 'blocks')
     op.drop_table('edge_changes')
