@@ -4,7 +4,7 @@
 -- then every second only what changed since its cursor (?since=). It keeps the list in a shared
 -- dictionary, one key per target, which every worker reads directly:
 --   n:<version>/<prefix length>/<leading hex digits>   a network (single addresses are /32, /128)
---   d:<SHA-1 hex of the device id>                      a device (its cookie's value is not held)
+--   d:<SHA-1 of the device id, 20 bytes>               a device (its cookie's value is not held)
 -- each holding its expiry (0: none) and expiring with it. A lookup costs one dictionary probe per
 -- prefix length the list holds (at most 33 for IPv4, 129 for IPv6; a real list has a few) and one
 -- for the device, whatever the number of blocks.
@@ -40,13 +40,14 @@ local function current(expires, now)
     return expires ~= nil and (expires == 0 or expires > now)
 end
 
-local function hex(binary)
-    return string.format(string.rep("%02x", #binary), string.byte(binary, 1, #binary))
+-- What guardsvc lists of a device id is the SHA-1 hex of it (guardsvc.blocks.edge.device_key); the
+-- dictionary holds the 20 bytes themselves, so a request hashes its cookie and formats nothing.
+local function device_key(device)
+    return "d:" .. ngx.sha1_bin(device)
 end
 
--- What guardsvc lists of a device id: the SHA-1 hex of it (guardsvc.blocks.edge.device_key).
-local function device_key(device)
-    return "d:" .. hex(ngx.sha1_bin(device))
+local function from_hex(digits)
+    return (string.gsub(digits, "%x%x", function(pair) return string.char(tonumber(pair, 16)) end))
 end
 
 -- An address as its version and hex digits (8 for IPv4, 32 for IPv6); IPv4-mapped IPv6 is IPv4,
@@ -178,10 +179,10 @@ local TOO_SMALL = "lua_shared_dict " .. DICT_NAME .. " is too small for guardsvc
 -- `full`: a target may come on several lines (several blocks), and the latest expiry wins.
 local function apply(dict, line, full, now, seen)
     local kind, key, value = string.match(line, "^([nd]) (%S+) (%S+)$")
-    if not kind then
+    if not kind or (kind == "d" and not string.match(key, "^" .. string.rep("%x", 40) .. "$")) then
         return true
     end
-    local name = kind .. ":" .. key
+    local name = kind == "d" and ("d:" .. from_hex(key)) or (kind .. ":" .. key)
     if value == "-" then
         dict:delete(name)
         return true
