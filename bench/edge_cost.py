@@ -94,15 +94,17 @@ def wrk(url, script, args):
 
 
 class Stack:
-    def __init__(self, folder, args):
+    """The site, guardsvc (gunicorn) and nginx; ``database``: guardsvc's (default: a new SQLite file)."""
+
+    def __init__(self, folder, args, database=None, app=None):
         self.folder, self.processes = folder, []
-        database = f"sqlite:///{folder}/guardsvc.db"
+        database = database or f"sqlite:///{folder}/guardsvc.db"
         self.env = guardsvc_env(database, folder, {"GUARDSVC_PROXY_COUNT": "1",
                                                    "GUARDSVC_FORWARD_AUTH_SECRET": SECRET})
         flask(self.env, "db", "upgrade")
         os.environ.update({key: value for key, value in self.env.items() if key.startswith("GUARDSVC_")})
         from guardsvc import create_app
-        self.app = create_app()
+        self.app = app or create_app()
         self._other_blocks(args.blocks)
         (folder / "guarded_site.py").write_text(SITE)
         self.site_port, self.guardsvc_port = free_port(), free_port()
@@ -201,12 +203,17 @@ def probes(stack, args, rng):
     return enforced, lifted
 
 
-def main():
-    args = parse_args()
+def require_tools():
+    """Stop with the reason when nginx with Lua or wrk is missing."""
     if missing():
         raise SystemExit(missing())
     if shutil.which("wrk") is None:
         raise SystemExit("wrk is missing: scripts/bench installs it (apt-get install wrk)")
+
+
+def main():
+    args = parse_args()
+    require_tools()
     rng = random.Random(2026)
     folder = Path(tempfile.mkdtemp(prefix="guardsvc-edge-"))
     stack = Stack(folder, args)

@@ -119,7 +119,7 @@ def test_create_list_and_lift_blocks(client, admin):
     assert client.post("/api/admin/blocks/BLK-00000000/lift", headers=admin).status_code == 404
 
     listing = client.get("/api/admin/blocks?per_page=2", headers=admin).get_json()
-    assert listing["pagination"] == {"page": 1, "per_page": 2, "total": 3, "pages": 2}
+    assert listing["pagination"] == {"page": 1, "per_page": 2, "total": 3, "pages": 2, "total_capped": False}
     active = client.get("/api/admin/blocks?active=true", headers=admin).get_json()["data"]
     assert {b["reference"] for b in active} == {block["reference"], device["reference"]}
     inactive = client.get("/api/admin/blocks?active=false", headers=admin).get_json()["data"]

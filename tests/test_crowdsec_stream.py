@@ -233,3 +233,54 @@ def test_ipv6_ranges_are_split_and_covered_like_ipv4(client, bouncer_key, make_b
     make_allow(network="2001:db8:1::/48")  # around the second range: it is not sent at all
     make_allow(network="10.0.0.0/8")  # another family: changes nothing here
     assert values(pull(client, key, startup=True)["new"]) == ["2001:db8::", "2001:db8::2/127"]
+
+
+def test_a_block_an_allow_entry_covered_whole_is_sent_when_the_entry_goes(client, bouncer_key, make_block, make_allow,
+                                                                          runner):
+    key = bouncer_key()
+    make_block(network="192.0.2.7")
+    allow = make_allow(network="192.0.2.0/24")
+    assert pull(client, key, startup=True)["new"] is None
+    assert pull(client, key) == {"new": None, "deleted": None}
+    assert runner.invoke(args=["allows", "remove", str(allow)]).exit_code == 0
+    assert values(pull(client, key)["new"]) == ["192.0.2.7"]
+
+
+def test_blocks_written_by_plain_sql_reach_the_stream_as_changes(app, client, bouncer_key, make_block):
+    """A bulk import writes rows with one statement, not through the service: the log still sees them."""
+    from guardsvc.blocks.models import Block
+    from guardsvc.extensions import db
+
+    key = bouncer_key()
+    make_block(network="192.0.2.7")
+    pull(client, key, startup=True)
+    with app.app_context():
+        db.session.execute(db.insert(Block), [
+            {"reference": f"BLK-0000{number:04X}", "network": f"198.51.100.{number}/32", "created_at": clock.utcnow()}
+            for number in range(1, 4)])
+        db.session.commit()
+    assert values(pull(client, key)["new"]) == ["198.51.100.1", "198.51.100.2", "198.51.100.3"]
+    with app.app_context():
+        db.session.execute(db.update(Block).where(Block.network == "198.51.100.2/32").values(lifted_at=clock.utcnow()))
+        db.session.commit()
+    answer = pull(client, key)
+    assert answer["new"] is None and values(answer["deleted"]) == ["198.51.100.2"]
+
+
+def test_a_change_too_big_for_a_delta_sends_everything_active_and_what_ended(app, client, bouncer_key, make_block,
+                                                                             runner, monkeypatch):
+    import guardsvc.crowdsec.stream as stream
+
+    key = bouncer_key()
+    lifted = make_block(network="192.0.2.7")
+    make_block(network="192.0.2.8")
+    pull(client, key, startup=True)
+    monkeypatch.setattr(stream, "MAX_DELTA", 2)
+    assert runner.invoke(args=["blocks", "lift", lifted]).exit_code == 0
+    for last in range(9, 12):
+        make_block(network=f"192.0.2.{last}")
+    answer = pull(client, key)
+    assert values(answer["new"]) == ["192.0.2.10", "192.0.2.11", "192.0.2.8", "192.0.2.9"]
+    assert values(answer["deleted"]) == ["192.0.2.7"]
+    monkeypatch.setattr(stream, "MAX_DELTA", 1000)
+    assert pull(client, key) == {"new": None, "deleted": None}

@@ -31,6 +31,11 @@ PROBE = """
                 ngx.say(tostring(listed))
             }}
         }}
+        location /device {{
+            content_by_lua_block {{
+                ngx.say(tostring(require("guardsvc_edge").device_listed(ngx.var.arg_id)))
+            }}
+        }}
     }}
 """
 
@@ -64,6 +69,9 @@ class Stack:
 
     def listed(self, address):
         return fetch(self.probe, f"/listed?address={address}", "127.0.0.1")[2].strip()
+
+    def device_listed(self, device_id):
+        return fetch(self.probe, f"/device?id={device_id}", "127.0.0.1")[2].strip()
 
     def stop(self):
         for process in reversed(self.processes):
@@ -157,3 +165,96 @@ def test_a_list_guardsvc_stopped_refreshing_hands_visitors_to_the_switch(stack_f
     # Fail closed (the shipped default): once the list is stale, the visitor is asked about; nobody answers.
     assert eventually(lambda: fetch(stack.port, "/kembali", "127.0.0.2", {"Cookie": cookie})[0] == 503)
     assert stack.listed("127.0.0.2") == "nil"
+
+
+def _timed(check, within=5.0):
+    """Seconds until ``check()`` held (None when it never did within ``within``)."""
+    started = time.monotonic()
+    return time.monotonic() - started if eventually(check, within) else None
+
+
+def test_after_the_first_pull_blocks_lifts_and_expiries_reach_the_edge_as_deltas(stack_factory, make_block, app):
+    from datetime import timedelta
+
+    from guardsvc.blocks.service import lift_block
+    from guardsvc.extensions import db
+    from guardsvc.storage import clock
+
+    make_block(network="192.0.2.0/24")
+    stack = stack_factory(workers=2)
+    assert eventually(lambda: stack.listed("192.0.2.9") == "true"), "the whole list never arrived"
+    assert stack.listed("203.0.113.9") == "false"
+    reference = make_block(network="203.0.113.9")
+    make_block(network="2001:db8:77::/64")
+    assert _timed(lambda: stack.listed("203.0.113.9") == "true", within=2.5) is not None
+    assert stack.listed("2001:db8:77::5") == "true" and stack.listed("2001:db8:78::5") == "false"
+    with app.app_context():
+        lift_block(reference)
+        db.session.commit()
+    assert _timed(lambda: stack.listed("203.0.113.9") == "false", within=2.5) is not None
+    assert stack.listed("192.0.2.9") == "true"  # the rest of the list stays
+    # An expiry needs no delta: the edge forgets the entry at its expiry.
+    make_block(network="198.51.100.44", expires_at=clock.utcnow() + timedelta(seconds=3))
+    assert eventually(lambda: stack.listed("198.51.100.44") == "true")
+    assert eventually(lambda: stack.listed("198.51.100.44") == "false", within=6)
+    log = (stack.prefix / "error.log").read_text()
+    assert "[error]" not in log and "not refreshed" not in log, log
+
+
+def test_an_edge_whose_cursor_the_log_no_longer_reaches_loads_the_whole_list_again(stack_factory, make_block, app):
+    from guardsvc.blocks.models import EdgeChange
+    from guardsvc.blocks.service import lift_block
+    from guardsvc.extensions import db
+
+    stack = stack_factory()
+    reference = make_block(network="203.0.113.10")
+    assert eventually(lambda: stack.listed("203.0.113.10") == "true")
+    with app.app_context():
+        # The lift's change is pruned before the edge saw it, and the log goes on: no delta can tell.
+        lift_block(reference)
+        db.session.execute(db.delete(EdgeChange))
+        db.session.commit()
+    make_block(network="203.0.113.11")
+    with app.app_context():
+        db.session.execute(db.delete(EdgeChange))
+        db.session.commit()
+    make_block(network="203.0.113.12")
+    assert eventually(lambda: stack.listed("203.0.113.12") == "true")
+    assert stack.listed("203.0.113.10") == "false" and stack.listed("203.0.113.11") == "true"
+
+
+def test_allow_entries_are_weighed_by_forward_auth_behind_a_listed_device(stack_factory, make_block, make_allow):
+    from guardsvc.blocks.models import APPROVAL
+
+    stack = stack_factory(workers=2)
+    cookie = fetch(stack.port, "/", "127.0.0.2")[1]["Set-Cookie"].split(";", 1)[0]
+    device = cookie.split("=", 1)[1]
+    headers = {"Cookie": cookie}
+    make_block(device_id=device)
+    make_allow(device_id=device, made_by=APPROVAL)  # an approval: outranks the block before it
+    assert eventually(lambda: stack.device_listed(device) == "true")
+    # Listed at the edge (the list leaves allow entries out), so forward auth is asked, and lets it through.
+    assert all(fetch(stack.port, "/", "127.0.0.2", headers)[0] == 200 for _ in range(10))
+    make_block(device_id=device)  # a later block wins over the approval's entry
+    assert eventually(lambda: all(fetch(stack.port, "/", "127.0.0.2", headers)[0] == 403 for _ in range(10)))
+    log = (stack.prefix / "access.log").read_text().splitlines()
+    assert all(line.endswith(" asked") for line in log[-10:])
+
+
+def test_a_shared_dictionary_too_small_for_the_list_is_logged_with_the_fix_and_nobody_passes_unasked(
+        stack_factory, make_block, app):
+    from guardsvc.blocks.models import Block
+    from guardsvc.extensions import db
+    from guardsvc.storage import clock
+
+    with app.app_context():  # more entries than 64 KB of shared memory holds
+        db.session.execute(db.insert(Block), [
+            {"reference": f"BLK-00{number:06X}", "network": f"198.18.{number // 256}.{number % 256}/32",
+             "created_at": clock.utcnow()} for number in range(3000)])
+        db.session.commit()
+    stack = stack_factory(http_changes=[("lua_shared_dict guardsvc_edge 256m;", "lua_shared_dict guardsvc_edge 64k;")])
+    assert eventually(lambda: "is too small" in (stack.prefix / "error.log").read_text(), within=10)
+    log = (stack.prefix / "error.log").read_text()
+    assert "raise its size in guardsvc-http.conf" in log
+    # No half-loaded list is trusted: the listed addresses, and every other one, are asked about.
+    assert stack.listed("198.18.11.183") == "nil" and stack.listed("192.0.2.1") == "nil"

@@ -107,3 +107,11 @@ def allow_outranks(entry, block):
     the paths that weigh them one by one (the CrowdSec decision stream).
     """
     return entry.outranks(block, clock.utcnow())
+
+
+def network_allows_changed_between(start, end):
+    """Networks (texts) of the allow entries that began, were removed or expired in (``start``, ``end``]."""
+    return set(db.session.scalars(select(AllowEntry.network).where(
+        AllowEntry.network.is_not(None),
+        or_(AllowEntry.created_at > start, AllowEntry.removed_at > start,
+            and_(AllowEntry.expires_at > start, AllowEntry.expires_at <= end)))))

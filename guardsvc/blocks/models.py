@@ -1,7 +1,7 @@
 """Blocks on an IP, a CIDR range or a device id."""
 from datetime import datetime
 
-from sqlalchemy import BigInteger, CheckConstraint, false, ForeignKey, Index, String, Text, text
+from sqlalchemy import BigInteger, CheckConstraint, false, ForeignKey, Index, Integer, String, Text, text
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from guardsvc.storage import clock
@@ -10,6 +10,7 @@ from guardsvc.extensions import db
 from guardsvc.web.identity import device_label
 
 NOT_LIFTED = text("lifted_at IS NULL")
+ACTIVE_DEVICE = text("lifted_at IS NULL AND device_id IS NOT NULL")
 FROM_ELSEWHERE = text("origin IS NOT NULL")
 # Where a block came from when not made in guardsvc: a CrowdSec decision (guardsvc.crowdsec.source).
 ORIGIN_CROWDSEC = "crowdsec"
@@ -35,8 +36,13 @@ class Block(db.Model):
         CheckConstraint("(network IS NULL) <> (device_id IS NULL)", name="one_target"),
         # Lookups only ever ask for blocks that are not lifted: keep those indexes small.
         Index("ix_blocks_active_network", "network", sqlite_where=NOT_LIFTED, postgresql_where=NOT_LIFTED),
-        Index("ix_blocks_active_device", "device_id", sqlite_where=NOT_LIFTED, postgresql_where=NOT_LIFTED),
-        Index("ix_blocks_created_at", "created_at"),
+        # Device blocks only: in a list of a million addresses the NULLs would make SQLite's planner
+        # (after ANALYZE) take the device lookup for a scan.
+        Index("ix_blocks_active_device_id", "device_id", sqlite_where=ACTIVE_DEVICE, postgresql_where=ACTIVE_DEVICE),
+        # The administrator's list, newest first: an imported list shares one created_at.
+        Index("ix_blocks_created_at_id", "created_at", "id"),
+        # The decision stream: the blocks whose expiry fell between two pulls.
+        Index("ix_blocks_active_expiry", "expires_at", sqlite_where=NOT_LIFTED, postgresql_where=NOT_LIFTED),
         # A decision of another system is imported once (its id names it there).
         Index("ix_blocks_source_decision", "origin", "source_decision_id", "network", unique=True,
               sqlite_where=FROM_ELSEWHERE, postgresql_where=FROM_ELSEWHERE),
@@ -162,3 +168,23 @@ class AllowEntry(db.Model):
     @property
     def device_label(self):
         return device_label(self.device_id, self.device_issued)
+
+
+class EdgeChange(db.Model):
+    """A block whose enforcement changed (created, lifted, expiry or target changed), logged by triggers.
+
+    The edge pulls the whole list once and then the blocks logged after its cursor (an id here);
+    ``blocks.edge`` turns them into the current state of their targets. Written by database
+    triggers (revision 0031_edge_deltas), so a bulk import is logged as surely as a single block.
+    """
+
+    __tablename__ = "edge_changes"
+    __table_args__ = (
+        Index("ix_edge_changes_block_id", "block_id"),
+        {"sqlite_autoincrement": True},  # ids never reused: an edge's cursor stays meaningful
+    )
+
+    id: Mapped[int] = mapped_column(BigInteger().with_variant(Integer(), "sqlite"), primary_key=True)
+    block_id: Mapped[int]
+    # Unix seconds when the row was logged (the database's clock).
+    logged_at: Mapped[int] = mapped_column(BigInteger)

@@ -12,7 +12,7 @@ from guardsvc.blocks.bounds import check_bounds
 from guardsvc.blocks.networks import ZoneIdGiven, candidate_networks, canonical_network
 from guardsvc.web.errors import InvalidState, NotFound, ValidationFailed
 from guardsvc.extensions import db
-from guardsvc.web.listing import contains_text, paginate
+from guardsvc.web.listing import COUNT_CAP, contains_text, paginate
 from guardsvc.metrics import counters as metrics
 
 __all__ = ["canonical_network", "candidate_networks"]  # kept importable from here
@@ -265,7 +265,8 @@ def search_blocks(active=None, q=None, page=1, per_page=20):
     """
     query = filtered(select(Block), active_condition(clock.utcnow()), active, q, Block.network,
                      Block.reference, Block.network, Block.device_id, Block.local_ip, Block.reason)
-    return paginate(query.order_by(Block.created_at.desc(), Block.id.desc()), page, per_page)
+    # Imported lists reach a million blocks: the count stops at COUNT_CAP, as the ticket queue's does.
+    return paginate(query.order_by(Block.created_at.desc(), Block.id.desc()), page, per_page, count_cap=COUNT_CAP)
 
 
 def filtered(query, is_active, active, q, network_column, *text_columns):

@@ -6,10 +6,10 @@ forbidden"}``, as the LAPI answers it). The caller is a machine named by its
 key, so nothing here is guarded by blocks, sets a device cookie or loads a
 session.
 """
-from flask import Blueprint, g, request, jsonify
+from flask import Blueprint, current_app, g, request, jsonify, stream_with_context
 
 from guardsvc.crowdsec.bouncers import bouncer_for_key
-from guardsvc.crowdsec.stream import pull_stream, query_decisions
+from guardsvc.crowdsec.stream import pull_stream, query_decisions, stream_json
 from guardsvc.web.addresses import normalize_ip
 from guardsvc.web.doors import json_door, never_guarded
 from guardsvc.metrics import counters as metrics
@@ -44,7 +44,9 @@ def decision_stream():
         return "", 200
     startup = request.args.get("startup", "false").lower() == "true"
     metrics.STREAM_PULLS.inc()
-    return jsonify(pull_stream(g.bouncer, startup))
+    new, deleted = pull_stream(g.bouncer, startup)
+    # Written out as it is read: a million decisions never sit in memory as one document.
+    return current_app.response_class(stream_with_context(stream_json(new, deleted)), mimetype="application/json")
 
 
 @bp.get("/decisions")

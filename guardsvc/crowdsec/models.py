@@ -20,18 +20,23 @@ class Bouncer(db.Model):
     key_hash: Mapped[str] = mapped_column(String(64), unique=True)
     created_at: Mapped[datetime] = mapped_column(default=clock.utcnow)
     last_pull_at: Mapped[datetime | None]
+    # The edge_changes id its deltas start from (None: it never pulled, its next pull sends everything).
+    cursor: Mapped[int | None] = mapped_column(BigInteger)
 
 
 class SentDecision(db.Model):
-    """A decision the bouncer holds as active: sent as new, not yet sent as deleted.
+    """What a bouncer holds of a block that was not sent whole: the pieces allow entries cut it into.
 
-    This set is the bouncer's cursor: a later pull sends what is active now and
-    not in it (new) and what is in it and no longer active (deleted), then makes
-    it equal to what is active now. Kept in the database, so every worker and a
-    restart see it.
+    A block sent whole (nearly every one) has no row: its one decision is named
+    by the block itself, and the bouncer's cursor says whether it saw it. A
+    block that allow entries cover entirely has one row with no decision
+    (``decision_id`` the negated block id, empty scope). A pull compares what is
+    active now with this, for the blocks that changed since the cursor, then
+    makes it equal. Kept in the database, so every worker and a restart see it.
     """
 
     __tablename__ = "crowdsec_sent_decisions"
+    __table_args__ = (Index("ix_crowdsec_sent_decisions_block", "bouncer_id", "block_id"),)
 
     bouncer_id: Mapped[int] = mapped_column(ForeignKey("crowdsec_bouncers.id", ondelete="CASCADE"),
                                             primary_key=True)

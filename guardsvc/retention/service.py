@@ -8,7 +8,7 @@ personal data by appending its rule to ``RULES``.
 """
 import json
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import timedelta, timezone
 from typing import Callable
 
 from flask import current_app
@@ -25,7 +25,7 @@ from guardsvc.sessions.models import UserSession
 from guardsvc.sessions.service import idle_cutoff
 from guardsvc.signin.models import EmailVerification, LoginEvent
 from guardsvc.accounts.models import PasswordReset
-from guardsvc.blocks.models import MANUAL, AllowEntry
+from guardsvc.blocks.models import MANUAL, AllowEntry, EdgeChange
 from guardsvc.webhooks.models import FINISHED as HOOKS_FINISHED, HookDelivery
 from guardsvc.selfrelease.models import SelfRelease, UsedProof
 
@@ -160,6 +160,16 @@ def _erase_self_release_addresses(ids, now):
                        .execution_options(synchronize_session=False))
 
 
+# How long the edge's change log reaches back: an edge that has not pulled for longer loads the whole list.
+EDGE_CHANGES_KEPT = timedelta(days=1)
+
+
+def _old_edge_changes_due(now, config):
+    """Changes every running edge has long pulled; the newest stays, so a cursor older than the log shows."""
+    cutoff = int((now - EDGE_CHANGES_KEPT).replace(tzinfo=timezone.utc).timestamp())
+    return (EdgeChange.logged_at < cutoff, EdgeChange.id < select(func.max(EdgeChange.id)).scalar_subquery())
+
+
 RULES = [
     Rule("tickets erased", UnblockTicket, _tickets_due, _erase_tickets),
     Rule("sign-in events deleted", LoginEvent, _sign_ins_due, _delete(LoginEvent)),
@@ -174,6 +184,7 @@ RULES = [
     Rule("self-release addresses erased", SelfRelease, _self_release_addresses_due, _erase_self_release_addresses),
     Rule("finished webhook deliveries deleted", HookDelivery, _finished_long_ago(HookDelivery, HOOKS_FINISHED),
          _delete(HookDelivery)),
+    Rule("old edge list changes deleted", EdgeChange, _old_edge_changes_due, _delete(EdgeChange)),
 ]
 
 

@@ -240,7 +240,7 @@ def test_static_files_are_not_asked_for_again(page):
 
 def test_the_block_page_says_no_status_code(page, make_block):
     make_block(network="127.0.0.1", reason="Uji", minutes=60)
-    page.goto("/masuk")
+    page.goto("/akun")  # a guarded page (signing in is never guarded)
     expect(page.get_by_role("heading", level=1)).to_have_text("Akses Anda diblokir")
     expect(page.locator("main")).not_to_contain_text("403")
     shoot_both(page, "terblokir-tanpa-kode")
