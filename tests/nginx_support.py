@@ -31,16 +31,19 @@ def fill(text, values):
     return text
 
 
-def nginx_conf(prefix, *, port, guardsvc, app, secret, workers=0, site_changes=(), http_changes=(), http_extra=""):
+def nginx_conf(prefix, *, port, guardsvc, app, secret, workers=0, site_changes=(), http_changes=(), http_extra="",
+               edge_module=True):
     """The whole nginx.conf under ``prefix`` (a folder of its own); ``workers=0``: one process, no master.
 
     ``site_changes`` and ``http_changes`` are (old, new) replacements made in the site file and in
-    guardsvc-http.conf; ``http_extra`` is more of the http context (a server of the test's own).
+    guardsvc-http.conf; ``http_extra`` is more of the http context (a server of the test's own);
+    ``edge_module=False``: an operator who did not copy guardsvc_edge.lua into @STATE@.
     """
     prefix = Path(prefix)
     state = prefix / "state"
     state.mkdir(exist_ok=True)
-    shutil.copy(DEPLOY / "guardsvc_edge.lua", state / "guardsvc_edge.lua")
+    if edge_module:
+        shutil.copy(DEPLOY / "guardsvc_edge.lua", state / "guardsvc_edge.lua")
     values = {"@LISTEN@": f"127.0.0.1:{port}", "@GUARDSVC@": guardsvc, "@APP@": app, "@SECRET@": secret,
               "@STATE@": str(state)}
     site = _changed(fill((DEPLOY / "guardsvc.conf").read_text(), values), site_changes)

@@ -43,8 +43,9 @@ PROBE = """
 class Stack:
     """nginx (with a probe server), the upstream application and guardsvc, started by ``start``."""
 
-    def __init__(self, prefix, workers=0, http_changes=()):
+    def __init__(self, prefix, workers=0, http_changes=(), edge_module=True):
         self.prefix, self.workers, self.http_changes = prefix, workers, http_changes
+        self.edge_module = edge_module
         self.port, self.probe, self.app_port = free_port(), free_port(), free_port()
         self.processes = []
         self.guardsvc = None
@@ -56,7 +57,7 @@ class Stack:
         (self.prefix / "nginx.conf").write_text(nginx_conf(
             self.prefix, port=self.port, guardsvc=f"127.0.0.1:{self.guardsvc.port}",
             app=f"127.0.0.1:{self.app_port}", secret=SECRET, workers=self.workers,
-            http_changes=self.http_changes, http_extra=PROBE.format(port=self.probe)))
+            http_changes=self.http_changes, http_extra=PROBE.format(port=self.probe), edge_module=self.edge_module))
         self.nginx = self._spawn([NGINX, "-p", str(self.prefix), "-c", str(self.prefix / "nginx.conf")])
         wait_for_port(self.app_port, self.upstream, "upstream")
         wait_for_port(self.port, self.nginx, "nginx")
@@ -259,3 +260,14 @@ def test_a_shared_dictionary_too_small_for_the_list_is_logged_with_the_fix_and_n
     assert "raise its size in guardsvc-http.conf" in log
     # No half-loaded list is trusted: the listed addresses, and every other one, are asked about.
     assert stack.listed("198.18.11.183") == "nil" and stack.listed("192.0.2.1") == "nil"
+
+
+def test_without_the_lua_module_the_log_names_the_fix_and_every_request_is_asked(stack_factory, make_block):
+    make_block(network="127.0.0.2")
+    stack = stack_factory(edge_module=False)
+    assert eventually(lambda: fetch(stack.port, "/", "127.0.0.3")[0] == 200), "a free visitor is not served"
+    assert fetch(stack.port, "/", "127.0.0.2")[0] == 403
+    log = (stack.prefix / "error.log").read_text()
+    assert "guardsvc_edge.lua is missing from" in log and "copy deploy/nginx/guardsvc_edge.lua there" in log
+    served = (stack.prefix / "access.log").read_text().splitlines()
+    assert served and all(line.endswith(" asked") for line in served)  # judged by guardsvc, never waved through
