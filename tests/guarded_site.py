@@ -11,16 +11,20 @@ import pytest
 from tests.live import LiveServer, free_port, wait_for_port
 from tests.nginx_support import NGINX, missing, nginx_conf
 
-# The guarded application: "upstream ok" for every GET.
+# The guarded application: "upstream ok" for every GET; started with a second argument "echo", the
+# headers it was sent as JSON, so a test sees what reached it.
 UPSTREAM = textwrap.dedent("""
-    import sys
+    import json, sys
     from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-    class Echo(BaseHTTPRequestHandler):
+    class Application(BaseHTTPRequestHandler):
         def do_GET(self):
-            body = b"upstream ok"
+            if sys.argv[2:] == ["echo"]:
+                body, kind = json.dumps({"app": True, "headers": dict(self.headers)}).encode(), "application/json"
+            else:
+                body, kind = b"upstream ok", "text/plain"
             self.send_response(200)
-            self.send_header("Content-Type", "text/plain")
+            self.send_header("Content-Type", kind)
             self.send_header("Content-Length", str(len(body)))
             self.end_headers()
             self.wfile.write(body)
@@ -28,7 +32,7 @@ UPSTREAM = textwrap.dedent("""
         def log_message(self, *args):
             pass
 
-    ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), Echo).serve_forever()
+    ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), Application).serve_forever()
 """)
 
 

@@ -9,35 +9,16 @@ import json
 import os
 import subprocess
 import sys
-import textwrap
 
 import pytest
 
 from tests.debian_packages import unpacked_program
+from tests.guarded_site import UPSTREAM
 from tests.live import ROOT, LiveServer, free_port, wait_for_port
 
 pytestmark = pytest.mark.proxy
 SECRET = "caddy-test-secret"
 BLOCKED_SOURCE = "127.0.0.9"
-# The application: it answers with the headers it was sent, so a test sees what reached it.
-ECHO = textwrap.dedent("""
-    import json, sys
-    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-
-    class Echo(BaseHTTPRequestHandler):
-        def do_GET(self):
-            body = json.dumps({"app": True, "headers": dict(self.headers)}).encode()
-            self.send_response(200)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-        def log_message(self, *args):
-            pass
-
-    ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), Echo).serve_forever()
-""")
 
 
 @pytest.fixture(scope="module")
@@ -53,7 +34,7 @@ def caddy_site(app, tmp_path_factory):
     (state / "Caddyfile").write_text(config)
     env = {**os.environ, "HOME": str(state), "XDG_DATA_HOME": str(state / "data"),
            "XDG_CONFIG_HOME": str(state / "config")}
-    upstream = subprocess.Popen([sys.executable, "-c", ECHO, str(app_port)])
+    upstream = subprocess.Popen([sys.executable, "-c", UPSTREAM, str(app_port), "echo"])
     proxy = subprocess.Popen([str(caddy), "run", "--config", str(state / "Caddyfile"), "--adapter", "caddyfile"],
                              env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
