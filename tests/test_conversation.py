@@ -216,3 +216,18 @@ def test_the_confirmation_carries_nothing_the_submitter_wrote(client):
     for text in (mail.body_text, mail.body_html):
         assert answer.get_json()["ticket_number"] in text and "/banding/tiket/" in text
         assert "promo-murah" not in text and "Teks iklan" not in text
+
+
+def test_the_language_switch_keeps_a_reply_being_written_and_sends_nothing(app, client):
+    _, path = _ticket_with_link(app, client)
+    html = text_of(client.get(path))
+    assert 'id="form-jawaban"' in html and f'form="form-jawaban" formaction="{path}/bahasa"' in html
+    typed = "Saya <sudah> menjelaskan.\nMohon dicek lagi."
+    answer = post_form(client, path + "/bahasa", {"body": typed, "lang": "en"}, page=path)
+    switched = text_of(answer)
+    assert answer.status_code == 200 and '<html lang="en">' in switched and "Your reply" in switched
+    assert "Saya &lt;sudah&gt; menjelaskan.\nMohon dicek lagi.</textarea>" in switched
+    assert "guardsvc_lang=en" in answer.headers["Set-Cookie"] and answer.headers["Cache-Control"] == "no-store"
+    assert post_form(client, path + "/bahasa", {"body": typed, "lang": "fr"}, page=path).status_code == 400
+    with app.app_context():
+        assert db.session.scalars(select(TicketMessage)).all() == []

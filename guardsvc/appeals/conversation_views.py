@@ -13,6 +13,7 @@ from guardsvc.web.doors import never_guarded
 from guardsvc.web.errors import InvalidState
 from guardsvc.pages.forms import load_form
 from guardsvc.web.stale_forms import rerender_when_stale
+from guardsvc.web.locale import rendered_in_chosen_language
 from guardsvc.storage.transaction import ends_with
 
 bp = never_guarded(Blueprint("conversation_pages", __name__, url_prefix="/banding/tiket"))
@@ -38,6 +39,14 @@ def _stale_reply(form):
 def conversation_page(secret):
     """The appellant's ticket: status, their submission, the conversation; opening it verifies the e-mail."""
     return _render(conversation.open_conversation(secret), secret)
+
+
+@bp.post("/<secret>/bahasa")
+def switch_language(secret):
+    """The header's language switch pressed on this page: the page again in that language, the reply as
+    typed (the switch submits the reply form). Nothing is sent or stored, only the choice is kept."""
+    return rendered_in_chosen_language(lambda: _render(
+        conversation.ticket_for_secret(secret), secret, values={"body": request.form.get("body", "")}))
 
 
 @bp.post("/<secret>")

@@ -1,7 +1,7 @@
 """HTML door for unblock appeals: the /banding form, its receipt and the status check."""
 from functools import partial
 
-from flask import Blueprint, current_app, make_response, redirect, render_template, request, session, url_for
+from flask import Blueprint, current_app, redirect, render_template, request, session, url_for
 from sqlalchemy.exc import SQLAlchemyError
 
 from guardsvc import messages
@@ -12,12 +12,12 @@ from guardsvc.appeals.schemas import TicketSubmitSchema
 from guardsvc.appeals.statuses import TABLE as TICKET_STATUSES, explanation
 from guardsvc.blocks.service import REFERENCE_PREFIX
 from guardsvc.web.doors import never_guarded
-from guardsvc.web.errors import BadRequest, Cooldown, NotFound, TooManyPending, is_connection_problem
+from guardsvc.web.errors import Cooldown, NotFound, TooManyPending, is_connection_problem
 from guardsvc.web.identity import current_client
 from guardsvc.web.original_request import safe_host, safe_path
 from guardsvc.pages.forms import load_form
 from guardsvc.web.stale_forms import rerender_when_stale
-from guardsvc.web.locale import current_language, in_language, is_language, keep_chosen_language
+from guardsvc.web.locale import current_language, rendered_in_chosen_language
 from guardsvc.storage.transaction import abandon
 
 bp = never_guarded(Blueprint("appeal_pages", __name__, url_prefix="/banding"))
@@ -103,13 +103,9 @@ def switch_language():
     The switch submits this form (its ``form`` attribute), so nothing typed is lost and no script is
     needed; nothing is sent or stored, only the choice is kept (like ``/bahasa`` does).
     """
-    language = request.form.get("lang")
-    if not is_language(language):
-        raise BadRequest(messages.LANGUAGE_UNKNOWN)
-    with in_language(language):
-        body, status = _render_form(_typed(request.form), return_path=safe_path(request.form.get(RETURN_FIELD)),
-                                    stamp=spam.carried_stamp(request.form))
-    return keep_chosen_language(make_response(body, status), language)
+    return rendered_in_chosen_language(lambda: _render_form(
+        _typed(request.form), return_path=safe_path(request.form.get(RETURN_FIELD)),
+        stamp=spam.carried_stamp(request.form)))
 
 
 @bp.get("/terkirim")

@@ -9,12 +9,14 @@ the person a message is for (``in_language``).
 """
 from contextlib import contextmanager
 
-from flask import current_app, has_request_context, request
+from flask import current_app, has_request_context, make_response, request
 from flask_babel import force_locale, get_locale
 from flask_login import current_user
 
+from guardsvc import messages
 from guardsvc.translation import LANGUAGES, LOCALES
 from guardsvc.web.doors import is_static
+from guardsvc.web.errors import BadRequest
 
 LANGUAGE_NAMES = {"id": "Bahasa Indonesia", "en": "English"}
 COOKIE = "guardsvc_lang"
@@ -48,6 +50,18 @@ def in_language(language):
         return
     with force_locale(LOCALES[language]):
         yield
+
+
+def rendered_in_chosen_language(render):
+    """A page's own language switch (it submits the page's form, so nothing typed is lost): ``render()``
+    -> (body, status[, headers]) again in the language the form asks for, with the choice kept.
+    Nothing the form holds is sent or stored."""
+    language = request.form.get("lang")
+    if not is_language(language):
+        raise BadRequest(messages.LANGUAGE_UNKNOWN)
+    with in_language(language):
+        answer = render()
+    return keep_chosen_language(make_response(*answer), language)
 
 
 def keep_language_of(user, language):
