@@ -524,6 +524,19 @@ def server_settings():
     return settings
 
 
+def prepare_metrics_folder():
+    """Make the folder ``PROMETHEUS_MULTIPROC_DIR`` names when it is missing: prometheus_client writes
+    a file there for a counter as soon as it is defined, in every process (a CLI command such as
+    ``flask db upgrade`` before the first server start, the worker), and fails when the folder is not
+    there yet. A folder that cannot be made is left for prometheus_client to report."""
+    folder = os.environ.get("PROMETHEUS_MULTIPROC_DIR")
+    if folder:
+        try:
+            os.makedirs(folder, exist_ok=True)
+        except OSError:
+            pass
+
+
 # Set by guardsvc.gunicorn_conf in gunicorn's master, so every worker it forks knows it is served
 # with the project's server settings.
 SERVER_CONFIGURED = PREFIX + "SERVED_BY_PROJECT_CONFIG"

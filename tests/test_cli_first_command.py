@@ -191,3 +191,15 @@ def test_a_cold_flask_process_makes_a_bouncer_key_on_a_fresh_database(fresh_data
                           text=True, env=env, cwd=tmp_path, timeout=120)
     assert made.returncode == 0, made.stderr
     assert len(made.stdout.strip().splitlines()[-1]) >= 32  # the key, alone on the last line
+
+
+def test_the_first_command_of_a_fresh_install_makes_the_metrics_folder_it_is_given(tmp_path):
+    """``make run`` and the systemd unit run ``flask db upgrade`` with PROMETHEUS_MULTIPROC_DIR set to a
+    folder nothing has made yet (the server makes it later): a fresh process, nothing imported before."""
+    instance, metrics = tmp_path / "instance", tmp_path / "run" / "metrics"
+    env = {**os.environ, "GUARDSVC_INSTANCE_PATH": str(instance), "PROMETHEUS_MULTIPROC_DIR": str(metrics),
+           "GUARDSVC_DATABASE_URL": f"sqlite:///{instance / 'guardsvc.db'}"}
+    done = subprocess.run([sys.executable, "-m", "flask", "--app", "guardsvc", "db", "upgrade"], env=env,
+                          capture_output=True, text=True, timeout=180)
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+    assert metrics.is_dir() and any(metrics.glob("counter_*.db"))

@@ -7,6 +7,10 @@ database.
 """
 from prometheus_client import Counter, Histogram
 
+from guardsvc.config import prepare_metrics_folder
+
+prepare_metrics_folder()  # before the first counter below writes its file there
+
 REQUEST_SECONDS = Histogram("guardsvc_http_request_duration_seconds", "Time to answer a request, by endpoint.",
                             ("endpoint", "method"),
                             buckets=(0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10))
