@@ -88,7 +88,7 @@ class FreshDatabases:
         self.server = TEST_DATABASE_URL.startswith("postgres")
         if self.server:
             self.template = f"{make_url(TEST_DATABASE_URL).database}_cli_template"
-            self._admin(f'DROP DATABASE IF EXISTS "{self.template}"', f'CREATE DATABASE "{self.template}"')
+            self._admin(f'DROP DATABASE IF EXISTS "{self.template}" WITH (FORCE)', f'CREATE DATABASE "{self.template}"')
             self.template_url = self._url(self.template)
         else:
             self.template_url = f"sqlite:///{folder / 'template.db'}"
@@ -118,7 +118,8 @@ class FreshDatabases:
         self.count += 1
         if self.server:
             name = f"{self.template}_{self.count}"
-            self._admin(f'DROP DATABASE IF EXISTS "{name}"', f'CREATE DATABASE "{name}" TEMPLATE "{self.template}"')
+            self._admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)',
+                        f'CREATE DATABASE "{name}" TEMPLATE "{self.template}"')
             self.made.append(name)
             return self._url(name)
         path = self.folder / f"fresh-{self.count}.db"
@@ -126,8 +127,9 @@ class FreshDatabases:
         return f"sqlite:///{path}"
 
     def drop_all(self):
+        # FORCE: a command process that has not quite gone yet would make each drop wait 5 s for it.
         if self.server:
-            self._admin(*(f'DROP DATABASE IF EXISTS "{name}"' for name in [*self.made, self.template]))
+            self._admin(*(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)' for name in [*self.made, self.template]))
 
 
 @pytest.fixture(scope="module")
