@@ -61,6 +61,8 @@ def test_ipv4_mapped_ipv6_peer_is_normalized(client):
     ("name", "x" * 101, "Maksimal 100 karakter."),
     ("name", 42, "Harus berupa teks."),
     ("name", "Budi\x00", "Mengandung karakter yang tidak diizinkan."),
+    ("name", "\tBudi", "Mengandung karakter yang tidak diizinkan."),  # as the document's pattern says
+    ("name", "Budi\n", "Mengandung karakter yang tidak diizinkan."),
     ("email", "bukan-email", "Format alamat e-mail tidak valid."),
     ("email", "a" * 140 + "@example.com", "Maksimal 150 karakter."),
     ("phone", "1" * 31, "Maksimal 30 karakter."),

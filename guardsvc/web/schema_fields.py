@@ -114,12 +114,15 @@ class Text(fields.String):
             super()._validate(value)
 
     def _deserialize(self, value, attr, data, **kwargs):
-        text = super()._deserialize(value, attr, data, **kwargs).strip()
+        text = super()._deserialize(value, attr, data, **kwargs)
         if self.multiline:
             text = text.replace("\r\n", "\n")
+        # Checked before trimming, as the API document's pattern says: a tab or newline around a
+        # single-line value is refused, not quietly cut off.
         pattern = _CONTROL if self.multiline else _CONTROL_SINGLE_LINE
         if pattern.search(text):
             raise self.make_error("bad_chars")
+        text = text.strip()
         if not text:
             if self.required:
                 raise self.make_error("blank")
