@@ -98,6 +98,10 @@ class Text(fields.String):
         "bad_chars": messages.FIELD_BAD_CHARS,
     }
 
+    # The typed fields below (addresses, codes, ids, choices) are trimmed first: their documented
+    # patterns allow whitespace around the value (guardsvc.openapi.fields).
+    trims_before_checking = False
+
     def __init__(self, *, max_length=None, multiline=False, blank_as_none=False, **kwargs):
         validators = list(kwargs.pop("validate", []) or [])
         # A blank value is never validated (it becomes None or ""): its own length is checked here.
@@ -117,8 +121,10 @@ class Text(fields.String):
         text = super()._deserialize(value, attr, data, **kwargs)
         if self.multiline:
             text = text.replace("\r\n", "\n")
-        # Checked before trimming, as the API document's pattern says: a tab or newline around a
-        # single-line value is refused, not quietly cut off.
+        if self.trims_before_checking:
+            text = text.strip()
+        # Plain text is checked before trimming, as the API document's pattern says: a tab or newline
+        # around a single-line value is refused, not quietly cut off.
         pattern = _CONTROL if self.multiline else _CONTROL_SINGLE_LINE
         if pattern.search(text):
             raise self.make_error("bad_chars")
@@ -134,6 +140,7 @@ class Text(fields.String):
 
 class Email(Text):
     """A trimmed e-mail address."""
+    trims_before_checking = True
 
     default_error_messages = {"invalid_email": messages.FIELD_BAD_EMAIL}
 
@@ -144,6 +151,7 @@ class Email(Text):
 
 class IpAddress(Text):
     """An IPv4 or IPv6 address, normalized."""
+    trims_before_checking = True
 
     default_error_messages = {"bad_ip": messages.FIELD_BAD_IP}
 
@@ -159,6 +167,7 @@ class IpAddress(Text):
 
 class DeviceId(Text):
     """A device id as carried by ``X-Device-Id``."""
+    trims_before_checking = True
 
     default_error_messages = {"bad_device": messages.FIELD_BAD_DEVICE_ID}
 
@@ -171,6 +180,7 @@ class DeviceId(Text):
 
 class SecondFactorCode(Text):
     """A six-digit TOTP code or a recovery code: ASCII only (full-width digits are no code)."""
+    trims_before_checking = True
 
     default_error_messages = {"bad_code": messages.FIELD_BAD_CODE}
 
@@ -186,6 +196,7 @@ class SecondFactorCode(Text):
 
 class EmailCode(Text):
     """The 8-digit code of an e-mail (``1234 5678`` and ``1234-5678`` read as ``12345678``): ASCII digits only."""
+    trims_before_checking = True
 
     default_error_messages = {"bad_email_code": messages.FIELD_BAD_EMAIL_CODE}
 
@@ -204,6 +215,7 @@ class EmailCode(Text):
 
 class Choice(Text):
     """One of a fixed set of words."""
+    trims_before_checking = True
 
     def __init__(self, choices, **kwargs):
         super().__init__(**kwargs)
