@@ -14,8 +14,6 @@ handed out, and per whole challenge and release request (in process). Asserts no
 Run: .venv/bin/python bench/self_release_botnet.py [--seconds 60] [--bots 2]
 """
 import argparse
-import http.client
-import json
 import multiprocessing
 import os
 import sys
@@ -41,19 +39,8 @@ from guardsvc.blocks.service import create_block  # noqa: E402
 from guardsvc.extensions import db  # noqa: E402
 from guardsvc.selfrelease import proof  # noqa: E402
 from tests.live import LiveServer  # noqa: E402
+from tests.self_release_support import CHALLENGE, RELEASE, call  # noqa: E402
 
-CHALLENGE, RELEASE = "/api/guard/self-release/challenge", "/api/guard/self-release"
-
-
-def call(port, method, path, source, device, body=None):
-    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30, source_address=(source, 0))
-    headers = {"X-Device-Id": device, "Content-Type": "application/json"}
-    try:
-        connection.request(method, path, body=json.dumps(body) if body is not None else None, headers=headers)
-        response = connection.getresponse()
-        return response.status, json.loads(response.read() or b"{}")
-    finally:
-        connection.close()
 
 
 def bot(number, bots, port, seconds, results):

@@ -1,4 +1,7 @@
 """Solving self-release challenges in a test, as a browser would (ALTCHA PoW v2, the altcha library's solver)."""
+import http.client
+import json
+
 import altcha
 
 CHALLENGE = "/api/guard/self-release/challenge"
@@ -19,3 +22,15 @@ def challenge_and_solve(get, **kwargs):
     assert answer.status_code == 200, answer.text if hasattr(answer, "text") else answer.data
     body = answer.json() if callable(getattr(answer, "json", None)) else answer.json
     return solve(body["data"]["challenge"])
+
+
+def call(port, method, path, source, device, body=None):
+    """(status, JSON body) of one request to the server on ``port`` from address ``source`` naming ``device``."""
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30, source_address=(source, 0))
+    headers = {"X-Device-Id": device, **({"Content-Type": "application/json"} if body is not None else {})}
+    try:
+        connection.request(method, path, body=json.dumps(body) if body is not None else None, headers=headers)
+        response = connection.getresponse()
+        return response.status, json.loads(response.read() or b"{}")
+    finally:
+        connection.close()

@@ -2,34 +2,18 @@
 
 Clients are told apart by their loopback source address (127.0.x.y) and their X-Device-Id.
 """
-import http.client
-import json
 
 import pytest
 
 from tests.live import LiveServer, all_at_once
-from tests.self_release_support import CHALLENGE, RELEASE, solve
+from tests.self_release_support import CHALLENGE, RELEASE, call, solve
 
 pytestmark = pytest.mark.live
 RANGE = "127.0.12.0/24"
 
 
-def call(server, method, path, source, device, body=None):
-    """(status, JSON body) of one request from ``source`` naming ``device``."""
-    connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=30, source_address=(source, 0))
-    headers = {"X-Device-Id": device}
-    if body is not None:
-        headers["Content-Type"] = "application/json"
-    try:
-        connection.request(method, path, body=json.dumps(body) if body is not None else None, headers=headers)
-        response = connection.getresponse()
-        return response.status, json.loads(response.read() or b"{}")
-    finally:
-        connection.close()
-
-
 def solved(server, source, device):
-    status, body = call(server, "GET", CHALLENGE, source, device)
+    status, body = call(server.port, "GET", CHALLENGE, source, device)
     assert status == 200, body
     return solve(body["data"]["challenge"])
 
@@ -38,7 +22,7 @@ def release_all_at_once(server, clients):
     """Solve a challenge for each (source, device), then send every release at the same moment."""
     payloads = [solved(server, source, device) for source, device in clients]
     return [status for status, _ in all_at_once(len(clients), lambda i: call(
-        server, "POST", RELEASE, clients[i][0], clients[i][1], {"altcha": payloads[i]}))]
+        server.port, "POST", RELEASE, clients[i][0], clients[i][1], {"altcha": payloads[i]}))]
 
 
 def test_one_device_releases_itself_once_however_many_addresses_ask_at_once(live_server, make_block):
@@ -56,7 +40,7 @@ def test_one_address_releases_itself_once_however_many_devices_ask_at_once(live_
 def test_a_payload_sent_many_times_at_once_releases_once(live_server, make_block):
     make_block(network=RANGE, self_release=True)
     payload = solved(live_server, "127.0.12.60", "ponsel-ulang")
-    results = all_at_once(8, lambda i: call(live_server, "POST", RELEASE, "127.0.12.60", "ponsel-ulang",
+    results = all_at_once(8, lambda i: call(live_server.port, "POST", RELEASE, "127.0.12.60", "ponsel-ulang",
                                             {"altcha": payload}))
     assert sorted(status for status, _ in results).count(201) == 1
     assert all(status in (201, 409, 429) for status, _ in results)
@@ -74,5 +58,5 @@ def test_the_hourly_cap_holds_across_workers(capped_server, make_block):
     make_block(network=RANGE, self_release=True)
     statuses = release_all_at_once(capped_server, [(f"127.0.12.{100 + n}", f"botnet-{n}") for n in range(10)])
     assert sorted(statuses) == [201] * 3 + [429] * 7
-    status, body = call(capped_server, "GET", CHALLENGE, "127.0.12.150", "terlambat")
+    status, body = call(capped_server.port, "GET", CHALLENGE, "127.0.12.150", "terlambat")
     assert status == 429 and body["appeal_url"].startswith("/banding?ref=")
