@@ -156,15 +156,8 @@ def register_request_hooks(app):
 
 
 def register_blueprints(app):
-    from guardsvc.accounts import openapi_paths as accounts_paths
-    from guardsvc.admin import openapi_paths as admin_paths
-    from guardsvc.appeals import openapi_paths as appeals_paths
-    from guardsvc.blocks import openapi_paths as blocks_paths
-    from guardsvc.selfrelease import openapi_paths as self_release_paths
     from guardsvc.metrics.door import init_metrics
     from guardsvc.openapi.document import init_openapi
-    from guardsvc.signin import openapi_paths as signin_paths
-    from guardsvc.trust import openapi_paths as trust_paths
     from guardsvc.accounts.api import bp as accounts_api
     from guardsvc.admin.api import bp as admin_api
     from guardsvc.admin.allows_api import bp as admin_allows_api
@@ -195,8 +188,7 @@ def register_blueprints(app):
     from guardsvc.admin.allows_views import bp as admin_allow_pages
     from guardsvc.admin.desk_views import bp as admin_desk_pages
 
-    init_openapi(app, (appeals_paths, trust_paths, accounts_paths, signin_paths, blocks_paths, self_release_paths,
-                       admin_paths))
+    init_openapi(app)
     init_metrics(app, scrape_time_gauges())
     for blueprint in (health, accounts_api, trust_api, appeals_api, signin_api, blocks_api,
                       admin_api, admin_allows_api, forward_auth, edge_api, crowdsec_api, self_release_api):

@@ -1,16 +1,25 @@
 """Liveness and readiness probes (never guarded, never blocked)."""
 from flask import Blueprint, current_app, jsonify
+from marshmallow import fields
 
 from guardsvc import messages
 
 from guardsvc.web.doors import json_door, never_guarded
 from guardsvc.storage.database import schema_state
 from guardsvc.web.errors import render_failure
+from guardsvc.web.operations import Envelope, Tag, operation
 
 bp = never_guarded(json_door(Blueprint("health", __name__)))
+SYSTEM = Tag("Sistem", "Pemeriksaan kesehatan untuk penyeimbang beban dan dokumen API ini.")
+
+
+def _probe(name, status):
+    return Envelope(name=name, extra={"status": fields.String(required=True, metadata={"enum": [status]})})
 
 
 @bp.get("/healthz")
+@operation("checkLiveness", "Proses menjawab (liveness)", SYSTEM, {200: _probe("LivenessResponse", "ok")},
+           database=False, description="Tidak menyentuh basis data dan tidak pernah diblokir.")
 def healthz():
     """The process answers: it reads neither the database, nor the rate-limit store, nor the session."""
     # Not jsonio.ok(): its first parameter is the HTTP status.
@@ -18,6 +27,9 @@ def healthz():
 
 
 @bp.get("/readyz")
+@operation("checkReadiness", "Basis data juga menjawab (readiness)", SYSTEM, {200: _probe("ReadinessResponse", "ready")},
+           description="503 selama basis data tidak terjangkau atau skemanya tertinggal dari kode (migrasi "
+                       "belum dijalankan). Tidak pernah diblokir.")
 def readyz():
     """The database answers and its schema is the code's; else 503 with the reason.
 
