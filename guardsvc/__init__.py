@@ -98,7 +98,7 @@ def read_whole_bodies(app):
 def register_extensions(app):
     from guardsvc.web.cookies import init_cookie_session
     from guardsvc.storage.database import init_database
-    from guardsvc.extensions import babel, csrf, db, login_manager, mail, migrate
+    from guardsvc.extensions import babel, csrf, db, login_manager, migrate
     from guardsvc.ratelimits.limits import init_ratelimits
     from guardsvc.translation import install_translations
     from guardsvc.web.locale import select_locale
@@ -112,7 +112,6 @@ def register_extensions(app):
     login_manager.init_app(app)
     csrf.init_app(app)
     init_ratelimits(app)
-    mail.init_app(app)
     babel.init_app(app, locale_selector=select_locale)
     install_translations(app)
     # Every mapper complete now, in every process (web, worker, each CLI command), not at the first

@@ -367,7 +367,6 @@ def load_settings(instance_path):
         "MAIL_USE_TLS": read.flag("MAIL_USE_TLS", False),
         "MAIL_USE_SSL": read.flag("MAIL_USE_SSL", False),
         "MAIL_DEFAULT_SENDER": read.text("MAIL_DEFAULT_SENDER", "guardsvc <no-reply@localhost>"),
-        "MAIL_SUPPRESS_SEND": False,
         # Without a mail server, mail is kept here whole for `flask mail show` (outbox/mailbox.py).
         "MAILBOX_DIR": read.text("MAILBOX_DIR") or str(Path(instance_path) / "mail"),
         "MAIL_TIMEOUT_SECONDS": read.number("MAIL_TIMEOUT_SECONDS", 15),
