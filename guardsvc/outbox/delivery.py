@@ -32,7 +32,7 @@ def claim_due(limit=BATCH_SIZE):
 
 
 def retry_delay(attempts):
-    """Exponential backoff: base, 2x base, 4x base ... capped at one hour."""
+    """Exponential backoff with jitter: base, 2x base, 4x base ... up to an hour, each varied by up to a fifth."""
     return queue.backoff(timedelta(seconds=current_app.config["MAIL_RETRY_SECONDS"]), attempts, MAX_BACKOFF)
 
 

@@ -1,4 +1,5 @@
-"""Work queues kept in a table (the mail outbox, webhook deliveries): claimed under a lease, retried with backoff.
+"""Work queues kept in a table (the mail outbox, webhook deliveries): claimed under a lease, retried with
+backoff and jitter.
 
 A queue's model has the columns of ``QueuedWork``: ``status`` (``pending``
 while it waits, ``sending`` while a worker holds it, any other word once
@@ -19,6 +20,7 @@ commits here, once per claim and once per outcome: each is its own unit of
 work, so a row that was sent is recorded as sent before the next one is
 tried, and a crash loses at most the row in hand.
 """
+import random
 import secrets
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -31,6 +33,7 @@ from guardsvc.storage import clock
 
 PENDING, CLAIMED = "pending", "sending"
 ERROR_MAX = 1000
+JITTER = 0.2  # a retry's wait varies by up to a fifth either way
 
 
 class QueuedWork:
@@ -111,9 +114,11 @@ def error_text(error):
     return f"{error.__class__.__name__}: {error}"[:ERROR_MAX]
 
 
-def backoff(first, attempts, cap):
-    """The wait after ``attempts`` failed attempts: ``first``, then doubling, never more than ``cap``."""
-    return min(first * (2 ** max(attempts - 1, 0)), cap)
+def backoff(first, attempts, cap, jitter=JITTER):
+    """The wait after ``attempts`` failed attempts: ``first``, then doubling up to ``cap``, each varied by up
+    to ``jitter`` of itself either way, so rows that failed together (a mail server or an endpoint that was
+    away) do not all come back at once."""
+    return min(first * (2 ** max(attempts - 1, 0)), cap) * random.uniform(1 - jitter, 1 + jitter)
 
 
 def drain(batch):

@@ -7,7 +7,6 @@ given up on (``failed``) after ``GUARDSVC_WEBHOOK_MAX_ATTEMPTS`` attempts; an
 unban is tried until the command succeeds. A finished row keeps no body.
 """
 import logging
-import random
 from datetime import timedelta
 from urllib.parse import urlsplit
 
@@ -25,13 +24,12 @@ BATCH_SIZE = 20
 # Longer than a batch can take (each call is bounded by its timeout).
 LEASE = timedelta(minutes=10)
 MAX_BACKOFF = timedelta(hours=1)
-JITTER = 0.2
 
 
 def retry_delay(attempts):
     """The wait after ``attempts`` failed attempts: exponential backoff with jitter, about an hour at most."""
     first = timedelta(seconds=current_app.config["WEBHOOK_RETRY_SECONDS"])
-    return queue.backoff(first, attempts, MAX_BACKOFF) * random.uniform(1 - JITTER, 1 + JITTER)
+    return queue.backoff(first, attempts, MAX_BACKOFF)
 
 
 def _endpoints(rows):
