@@ -91,8 +91,10 @@ class Counters:
     def count(self, store, counters):
         """Add one to each ``(key, window seconds)`` counter; ``[(count, reset_at), ...]``.
 
-        On a plain Redis store this is one round trip for all of them; elsewhere
-        (memory) each counter is a dictionary update and a read.
+        On a plain Redis store this is one round trip for all of them, on the keys
+        limits' RedisStorage counts on (``prefixed_key``, INCRBY and EXPIRE: a layout
+        of its own that tests/test_dependency_reaches.py holds); elsewhere (memory)
+        each counter is a dictionary update and a read.
         """
         if type(store) is RedisStorage:  # noqa: E721 - not its cluster or sentinel subclasses
             if self._redis_script is None:

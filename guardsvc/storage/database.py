@@ -43,6 +43,7 @@ from sqlalchemy.pool import QueuePool
 
 from guardsvc.extensions import db
 from guardsvc.storage import deadline
+from guardsvc.translation import MessageId
 
 log = logging.getLogger(__name__)
 # On top of statement_timeout: time for the server's own cancellation to arrive first.
@@ -57,8 +58,9 @@ class _MessageDumper(StrDumper):
 def _bind_message_ids_as_text():
     """A message id (guardsvc.messages) written to a column is stored as its text, in the language
     of the moment (a default note, a derived device name): a driver would refuse the lazy object."""
-    sqlite3.register_adapter(LazyString, str)
-    psycopg.adapters.register_dumper(LazyString, _MessageDumper)
+    for kind in (LazyString, MessageId):  # sqlite3 matches the exact type; psycopg follows subclasses too
+        sqlite3.register_adapter(kind, str)
+        psycopg.adapters.register_dumper(kind, _MessageDumper)
 
 
 def init_database(app):
