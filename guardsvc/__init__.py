@@ -11,7 +11,8 @@ from guardsvc.web.application import GuardsvcFlask
 
 
 def create_app(config=None):
-    """Build the application: settings, extensions, doors, error handling, commands."""
+    """Build the application: settings, extensions, the edge's hooks, every feature (found, never named here),
+    the shared doors, error handling, commands."""
     app = GuardsvcFlask(__name__, instance_relative_config=True, instance_path=instance_path(),
                         template_folder=str(packaged.folder("templates")),
                         static_folder=str(packaged.folder("static")))

@@ -143,3 +143,17 @@ def test_the_document_says_what_the_declaration_enforces(declared_app):
     filtered = document["paths"]["/api/declared-test/filter"]["get"]
     assert {"in": "query", "name": "q", "required": False} == {
         key: value for key, value in filtered["parameters"][0].items() if key in ("in", "name", "required")}
+
+
+def test_a_view_must_take_what_its_declaration_loads():
+    with pytest.raises(TypeError, match="must take a 'data' parameter"):
+        operation("x", "X", TAG, {200: None}, body=WordSchema)(lambda: None)
+    with pytest.raises(TypeError, match="must not take a 'query' parameter"):
+        operation("x", "X", TAG, {200: None})(lambda query: None)
+
+
+def test_any_role_is_every_role_an_account_can_have():
+    from guardsvc.accounts.roles import ROLES
+    from guardsvc.web.operations import ANY_ROLE
+
+    assert set(ANY_ROLE) == set(ROLES)

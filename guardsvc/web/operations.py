@@ -13,6 +13,7 @@ headers, 429 with its headers, 500, 503) is added from the declaration. An
 operation names only what is its own: its success answers, its domain failures
 (404, 409, ...), and its links.
 """
+import inspect
 from dataclasses import dataclass, field
 from functools import wraps
 from typing import Any, Mapping
@@ -144,6 +145,7 @@ def operation(operation_id, summary, tag, responses, **options):
     read_query = (lambda args: args.to_dict()) if declared.keep_blank_query else query_args
 
     def decorator(view):
+        _check_parameters(view, body is not None, query is not None)
         if roles is None and not limits and body is None and query is None:
             target = view
         else:
@@ -170,6 +172,16 @@ def operation(operation_id, summary, tag, responses, **options):
 def declared_operation(view):
     """The Operation a view was declared with, or None."""
     return getattr(view, OPERATION, None)
+
+
+def _check_parameters(view, takes_body, takes_query):
+    """A view declared with ``body=`` takes ``data``, with ``query=`` takes ``query``: said at import, not at a request."""
+    parameters = inspect.signature(view).parameters
+    for name, needed in (("data", takes_body), ("query", takes_query)):
+        if needed != (name in parameters):
+            raise TypeError(f"{view.__qualname__}: declared {'with' if needed else 'without'} "
+                            f"{'body' if name == 'data' else 'query'}=, so it must {'' if needed else 'not '}"
+                            f"take a {name!r} parameter")
 
 
 def _instance(schema):
