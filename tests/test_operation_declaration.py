@@ -5,6 +5,7 @@ from flask import Blueprint
 
 from guardsvc import create_app
 from guardsvc.accounts.roles import ADMINS
+from guardsvc.extensions import db
 from guardsvc.openapi.document import build_document
 from guardsvc.ratelimits.limits import EXTENSION, Counters, Limit
 from guardsvc.web.doors import json_door
@@ -66,7 +67,9 @@ def declared_app(app):
     built = create_app({"TESTING": True, "RATELIMIT_ENABLED": True, "RATELIMIT_STORAGE_URI": "memory://",
                         "RATELIMIT_DECLARED_FIRST": "100 per minute", "RATELIMIT_DECLARED_SECOND": "3 per minute"})
     built.register_blueprint(bp)
-    return built
+    yield built
+    with built.app_context():
+        db.engine.dispose()  # its pool's connections go now, not when the process ends
 
 
 @pytest.fixture()
