@@ -211,6 +211,7 @@ def scrape_time_gauges():
     """What ``/metrics`` computes at each scrape: ``{name: (help, function)}``."""
     from guardsvc.appeals.service import count_pending
     from guardsvc.blocks.service import count_active
+    from guardsvc.nodes.service import count_disagreements, count_live
     from guardsvc.outbox.service import backlog
 
     return {
@@ -218,6 +219,9 @@ def scrape_time_gauges():
         "guardsvc_outbox_oldest_age_seconds": ("Age of the oldest e-mail waiting.", lambda: backlog()[1]),
         "guardsvc_pending_tickets": ("Tickets waiting for a decision.", count_pending),
         "guardsvc_active_blocks": ("Blocks that apply now.", count_active),
+        "guardsvc_nodes": ("Nodes that reported in the last 5 minutes.", count_live),
+        "guardsvc_node_disagreements": ("Shared settings a live node holds otherwise than the rest, and names several "
+                                        "live nodes share (as `flask nodes` lists them).", count_disagreements),
     }
 
 
@@ -238,6 +242,7 @@ def register_commands(app):
     from guardsvc.blocks.allows_cli import allows_cli
     from guardsvc.blocks.proxy_cli import edge_cli
     from guardsvc.crowdsec.cli import bouncers_cli, crowdsec_cli
+    from guardsvc.nodes.cli import nodes_command
     from guardsvc.sessions.cli import sessions_cli
     from guardsvc.retention.cli import purge_command, worker_command
     from guardsvc.twofactor.cli import twofactor_cli
@@ -245,5 +250,5 @@ def register_commands(app):
 
     for group in (users_cli, tokens_cli, tickets_cli, mail_cli, blocks_cli, allows_cli, sessions_cli,
                   twofactor_cli, bouncers_cli, crowdsec_cli, webhooks_cli, passwords_cli, edge_cli,
-                  purge_command, worker_command):
+                  purge_command, worker_command, nodes_command):
         app.cli.add_command(group)

@@ -13,3 +13,5 @@ from guardsvc.crowdsec.models import Bouncer, DecisionDeletion, SentDecision  # 
 from guardsvc.webhooks.models import HookDelivery, WebhookEndpoint  # noqa: F401
 from guardsvc.passkeys.models import Passkey, PasskeyChallenge  # noqa: F401
 from guardsvc.selfrelease.models import ReleaseGate, ReleasedBlock, SelfRelease, UsedProof  # noqa: F401
+from guardsvc.nodes.models import FleetKey, Node  # noqa: F401
+from guardsvc.storage.revisions import SchemaRequirement  # noqa: F401

@@ -5,6 +5,8 @@ from flask import current_app
 
 from alembic import context
 
+from guardsvc.storage.revisions import record_declaration
+
 # this is the Alembic Config object, which provides
 # access to the values within the .ini file in use.
 config = context.config
@@ -61,7 +63,9 @@ def run_migrations_offline():
     """
     url = config.get_main_option("sqlalchemy.url")
     context.configure(
-        url=url, target_metadata=get_metadata(), literal_binds=True
+        url=url, target_metadata=get_metadata(), literal_binds=True,
+        # A migration that breaks older code says so; the database keeps it (guardsvc.storage.revisions).
+        on_version_apply=record_declaration,
     )
     if context.get_context().dialect.name == "postgresql":
         context.execute(lock_timeout_statement())  # the script sets it as the online run does
@@ -107,6 +111,8 @@ def run_migrations_online():
         context.configure(
             connection=connection,
             target_metadata=get_metadata(),
+            # A migration that breaks older code says so; the database keeps it (guardsvc.storage.revisions).
+            on_version_apply=record_declaration,
             **conf_args
         )
 

@@ -1,4 +1,4 @@
-"""JSON door for administrators: ticket queue, blocks, audit log."""
+"""JSON door for administrators: ticket queue, blocks, audit log, the nodes that serve."""
 from flask import Blueprint, request
 from flask_login import current_user
 
@@ -11,6 +11,8 @@ from guardsvc.audit.schemas import AuditEventSchema
 from guardsvc.blocks import service as blocks
 from guardsvc.blocks.schemas import (BlockCreateSchema, BlockLiftSchema, BlockListQuerySchema, BlockSchema,
                                      BlockSelfReleaseSchema)
+from guardsvc.nodes import service as nodes
+from guardsvc.nodes.schemas import FleetSchema
 from guardsvc.web.doors import json_door
 from guardsvc.web.identity import client_ip
 from guardsvc.web.jsonio import json_body, ok
@@ -83,3 +85,9 @@ def switch_self_release(reference):
     block = blocks.set_self_release(reference, data["self_release"], actor=current_user, origin_ip=client_ip())
     message = messages.SELF_RELEASE_SWITCHED_ON if block.self_release else messages.SELF_RELEASE_SWITCHED_OFF
     return ok(message=message.format(reference=block.reference), data=BlockSchema().dump(block))
+
+
+@bp.get("/nodes")
+def list_nodes():
+    """The nodes seen in the last five minutes, and each shared setting a node holds otherwise than the rest."""
+    return ok(data=FleetSchema().dump(nodes.fleet()))

@@ -5,10 +5,11 @@ from guardsvc.admin.schemas import TicketDetailSchema, TicketListQuerySchema, Ti
 from guardsvc.audit.schemas import AuditEventSchema
 from guardsvc.blocks.schemas import (BlockCreateSchema, BlockLiftSchema, BlockListQuerySchema, BlockSchema,
                                      BlockSelfReleaseSchema)
+from guardsvc.nodes.schemas import FleetSchema
 from guardsvc.web.listing import PaginationSchema, SearchQuerySchema
 from guardsvc.openapi.operations import BLOCK_REFERENCE, TICKET_NUMBER, Envelope, Link, Operation, Tag
 
-ADMIN = Tag("Administrator", "Antrean tiket, blokir, dan log audit (hanya administrator).")
+ADMIN = Tag("Administrator", "Antrean tiket, blokir, log audit, dan node yang melayani (hanya administrator).")
 ADMIN_ONLY = ("admin",)
 
 
@@ -49,4 +50,9 @@ OPERATIONS = (
     Operation("admin_api.list_audit", "listAuditEvents", "Log audit tindakan administrator", ADMIN,
               {200: _page(AuditEventSchema, "AuditPageResponse")}, roles=ADMIN_ONLY, query=SearchQuerySchema,
               description="Terbaru dahulu."),
+    Operation("admin_api.list_nodes", "listNodes", "Node yang melayani dan pengaturan yang berbeda", ADMIN,
+              {200: Envelope(FleetSchema)}, roles=ADMIN_ONLY,
+              description="Node yang melapor dalam 5 menit terakhir (yang mulai paling awal dahulu), lalu setiap "
+                          "pengaturan bersama yang berbeda di satu node dari yang lain, dan setiap nama yang dipakai "
+                          "beberapa node. Sama dengan `flask --app guardsvc nodes`."),
 )

@@ -10,6 +10,7 @@ from guardsvc.retention import service as retention
 from guardsvc.cli.background import run_round, stop_on_signals
 from guardsvc.crowdsec.worker import crowdsec_round
 from guardsvc.extensions import db
+from guardsvc.nodes.heartbeat import WORKER, start_reporting
 from guardsvc.outbox.cli import deliver_round
 from guardsvc.selfrelease import followup
 from guardsvc.webhooks.cli import webhooks_round
@@ -51,6 +52,7 @@ def worker_command():
     clients were blocked again and, when configured, pull CrowdSec's decisions."""
     stop = stop_on_signals()
     config = current_app.config
+    start_reporting(current_app._get_current_object(), WORKER)  # this node is seen, with or without web
     poll = min(config["MAIL_POLL_SECONDS"], config["CROWDSEC_PULL_SECONDS"], config["WEBHOOK_POLL_SECONDS"])
     log.info("worker started (mail every %ss, purge every %ss)", config["MAIL_POLL_SECONDS"],
              config["PURGE_INTERVAL_SECONDS"])

@@ -28,6 +28,8 @@ from guardsvc.accounts.models import PasswordReset
 from guardsvc.blocks.models import MANUAL, AllowEntry, EdgeChange
 from guardsvc.webhooks.models import FINISHED as HOOKS_FINISHED, HookDelivery
 from guardsvc.selfrelease.models import SelfRelease, UsedProof
+from guardsvc.nodes.models import Node
+from guardsvc.nodes.service import QUIET_KEPT
 
 BATCH_SIZE = 500
 # Keys earlier audit entries used for a person's address, device or contact.
@@ -170,6 +172,11 @@ def _old_edge_changes_due(now, config):
     return (EdgeChange.logged_at < cutoff, EdgeChange.id < select(func.max(EdgeChange.id)).scalar_subquery())
 
 
+def _quiet_nodes_due(now, config):
+    """Nodes that stopped reporting long ago (a machine replaced, a container gone): their rows say nothing now."""
+    return (Node.last_seen_at < now - QUIET_KEPT,)
+
+
 RULES = [
     Rule("tickets erased", UnblockTicket, _tickets_due, _erase_tickets),
     Rule("sign-in events deleted", LoginEvent, _sign_ins_due, _delete(LoginEvent)),
@@ -185,6 +192,7 @@ RULES = [
     Rule("finished webhook deliveries deleted", HookDelivery, _finished_long_ago(HookDelivery, HOOKS_FINISHED),
          _delete(HookDelivery)),
     Rule("old edge list changes deleted", EdgeChange, _old_edge_changes_due, _delete(EdgeChange)),
+    Rule("quiet nodes deleted", Node, _quiet_nodes_due, _delete(Node)),
 ]
 
 
