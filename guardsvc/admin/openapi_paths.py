@@ -52,7 +52,10 @@ OPERATIONS = (
               description="Terbaru dahulu."),
     Operation("admin_api.list_nodes", "listNodes", "Node yang melayani dan pengaturan yang berbeda", ADMIN,
               {200: Envelope(FleetSchema)}, roles=ADMIN_ONLY,
-              description="Node yang melapor dalam 5 menit terakhir (yang mulai paling awal dahulu), lalu setiap "
-                          "pengaturan bersama yang berbeda di satu node dari yang lain, dan setiap nama yang dipakai "
-                          "beberapa node. Sama dengan `flask --app guardsvc nodes`."),
+              description="Node yang melapor dalam 5 menit terakhir (yang mulai paling awal dahulu): nama, versi, "
+                          "revisi migrasi kodenya dan revisi skema basis data, mulai, laporan terakhir, dan sidik "
+                          "kunci (HMAC, bukan nilainya; null: tidak dipakai) tiap pengaturan yang harus sama di "
+                          "semua node. Lalu setiap pengaturan bersama yang berbeda di satu node dari yang lain "
+                          "(`nodes_named` 0), dan setiap nama yang dipakai beberapa node (`setting` "
+                          "`GUARDSVC_NODE_NAME`, `nodes_named` jumlahnya). Sama dengan `flask --app guardsvc nodes`."),
 )

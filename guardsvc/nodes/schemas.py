@@ -10,26 +10,23 @@ class NodeSchema(BaseSchema):
     """A node seen in the last five minutes."""
 
     id = fields.Integer()
-    name = fields.String(metadata={"description": "GUARDSVC_NODE_NAME, atau nama host dan folder instance."})
-    version = fields.String(metadata={"description": "Versi paket guardsvc di node ini."})
-    code_revision = fields.String(metadata={"description": "Revisi migrasi terakhir yang dikenal kode node ini."})
-    schema_revision = Nullable(metadata={"description": "Revisi skema basis data saat laporan terakhir node ini."})
+    name = fields.String()  # GUARDSVC_NODE_NAME, else the host name and the instance folder
+    version = fields.String()  # of the guardsvc package
+    code_revision = fields.String()  # the last migration the node's code knows
+    schema_revision = Nullable()  # the database's, at the node's last report
     started_at = Timestamp()
     last_seen_at = Timestamp()
-    fingerprints = fields.Dict(
-        keys=fields.String(metadata={"enum": list(SHARED)}), values=Nullable(),
-        metadata={"description": "Sidik kunci (HMAC, bukan nilainya) tiap pengaturan yang harus sama di semua "
-                                 "node; null: tidak dipakai di node ini."})
+    # {setting: keyed hash (never the value), or null when the node does not use the setting}
+    fingerprints = fields.Dict(keys=fields.String(metadata={"enum": list(SHARED)}), values=Nullable())
 
 
 class DisagreementSchema(BaseSchema):
     """A shared setting one node holds otherwise than the rest, or a name several live nodes carry."""
 
-    node = fields.String(metadata={"description": "Nama node yang berbeda."})
+    node = fields.String()
     setting = fields.String(metadata={"enum": [NAME_SETTING, *SHARED]})
-    nodes_named = fields.Integer(metadata={"description": f"Untuk {NAME_SETTING}: berapa node memakai nama itu; "
-                                                          "selain itu 0."})
-    line = fields.String(metadata={"description": "Baris yang dicetak `flask nodes` (bahasa Inggris)."})
+    nodes_named = fields.Integer()  # for GUARDSVC_NODE_NAME: how many live nodes carry the name; else 0
+    line = fields.String()  # as `flask nodes` prints it (English)
 
 
 class FleetSchema(BaseSchema):
