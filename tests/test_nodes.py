@@ -293,3 +293,27 @@ def test_the_default_node_name_is_the_host_and_the_instance_folder(clean_env, tm
     clean_env.setenv("GUARDSVC_NODE_REPORT_SECONDS", "31")
     with pytest.raises(SettingsError, match="above the largest allowed value"):
         load_settings(str(tmp_path))
+
+
+def test_the_reporter_reports_its_node_and_survives_a_database_that_fails(app, moment, monkeypatch, caplog):
+    from sqlalchemy.exc import OperationalError
+
+    from guardsvc.nodes.heartbeat import Reporter
+
+    caplog.set_level("INFO", logger="guardsvc.nodes")
+    reporter = Reporter(app, service.WEB, started=1_800_000_000)
+    assert reporter.report_once()
+    [row] = rows(app)
+    assert row.name == app.config["NODE_NAME"] and clock.isoformat(row.started_at) == "2027-01-15T08:00:00.000000Z"
+
+    def unreachable(*_args):
+        raise OperationalError("SELECT 1", {}, Exception("the database did not answer in time"))
+
+    with monkeypatch.context() as broken:
+        broken.setattr(service, "report", unreachable)
+        assert not reporter.report_once() and not reporter.report_once()
+    failures = [r.getMessage() for r in caplog.records if r.name == "guardsvc.nodes"]
+    assert len(failures) == 1 and "OperationalError" in failures[0] and "Traceback" not in caplog.text  # once
+    moment[0] += timedelta(seconds=INTERVAL)
+    assert reporter.report_once()
+    assert [r.getMessage() for r in caplog.records if r.name == "guardsvc.nodes"][-1].endswith("answers again")

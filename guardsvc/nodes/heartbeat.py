@@ -58,8 +58,8 @@ class Reporter:
                     self.node = service.this_node(self.app, self.kind, self.started)
                 written = service.report(self.app, self.node)
                 db.session.commit()
-            except Exception:  # noqa: BLE001 - the next round tries again; the process serves on
-                self._failed()
+            except Exception as error:  # noqa: BLE001 - the next round tries again; the process serves on
+                self._failed(error)
                 return False
             finally:
                 db.session.remove()
@@ -68,12 +68,12 @@ class Reporter:
             self.failing = False
         return written
 
-    def _failed(self):
+    def _failed(self, error):
         try:
             db.session.rollback()
         except Exception:  # noqa: BLE001 - a broken connection: the pool drops it
             pass
         if not self.failing:
-            log.warning("node report failed; tried again every %s s", self.app.config["NODE_REPORT_SECONDS"],
-                        exc_info=True)
+            log.warning("node report failed (%s: %s); tried again every %s s", error.__class__.__name__,
+                        str(error).splitlines()[0] if str(error) else "", self.app.config["NODE_REPORT_SECONDS"])
         self.failing = True
