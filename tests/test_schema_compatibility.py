@@ -16,6 +16,7 @@ from sqlalchemy import text
 from guardsvc.extensions import db
 from guardsvc.storage.database import schema_state
 from guardsvc.storage.revisions import SchemaRequirement, code_revisions
+from tests.migration_files import migration_source
 
 NEXT = "9999_next_release"
 
@@ -63,32 +64,11 @@ def test_a_migration_declared_incompatible_with_this_code_takes_it_out_of_readin
         assert client.get("/readyz").status_code == 200
 
 
-FLAGGED = '''"""A removal the previous release's code would not survive.
-
-Revision ID: {revision}
-Revises: {down}
-"""
-revision = {revision!r}
-down_revision = {down!r}
-branch_labels = None
-depends_on = None
-# Code whose migrations end before this revision still reads what it removes.
-breaks_code_before = {revision!r}
-
-
-def upgrade():
-    pass
-
-
-def downgrade():
-    pass
-'''
-
-
 def migrations_with_a_removal(app, folder):
     """A copy of the migrations folder with one more revision that declares it breaks older code."""
     shutil.copytree(app.extensions["migrate"].directory, folder, ignore=shutil.ignore_patterns("__pycache__"))
-    (folder / "versions" / f"{NEXT}.py").write_text(FLAGGED.format(revision=NEXT, down=head_of(app)))
+    (folder / "versions" / f"{NEXT}.py").write_text(migration_source(
+        "A removal the previous release's code would not survive.", NEXT, head_of(app), breaks_code_before=NEXT))
     return str(folder)
 
 

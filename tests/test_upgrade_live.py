@@ -29,6 +29,7 @@ from tests.factories import PASSWORD, SUBMIT, submit_body
 from tests.fleet_support import (Database, flask, migrate_in_process, needs_a_server_database, node_settings,
                                  separate_database, start_nodes)
 from tests.live import ROOT, LiveServer, wait_for
+from tests.migration_files import migration_source
 
 pytestmark = [pytest.mark.live, needs_a_server_database]
 RECORD = ROOT / "previous_release.toml"
@@ -37,59 +38,26 @@ RUNTIME = ("guardsvc", "migrations", "templates", "static", "wsgi.py", "gunicorn
 ROUND = 8  # the answers of one round of Traffic: every operation once, and /readyz
 NEXT, REMOVAL = "9990_next_release", "9991_removal"
 
-ADDITIVE = '''"""The next release's change, as the rule allows it: only additions.
-
-Revision ID: {revision}
-Revises: {down}
-"""
-from alembic import op
-import sqlalchemy as sa
-
-from guardsvc.storage.migration_ops import create_index_online
-
-revision = {revision!r}
-down_revision = {down!r}
-branch_labels = None
-depends_on = None
-
-
-def upgrade():
-    op.create_table("release_notes", sa.Column("id", sa.Integer(), primary_key=True), sa.Column("note", sa.Text()))
-    op.execute("SELECT pg_sleep(0.5)")  # stands for filling the new table: the old nodes serve meanwhile
-    op.add_column("unblock_tickets", sa.Column("triage_note", sa.Text(), nullable=True))
-    op.add_column("blocks", sa.Column("priority", sa.Integer(), nullable=False, server_default="0"))
-    create_index_online("ix_unblock_tickets_email", "unblock_tickets", ["email"])
-
-
-def downgrade():
-    op.drop_index("ix_unblock_tickets_email", table_name="unblock_tickets")
-    op.drop_column("blocks", "priority")
-    op.drop_column("unblock_tickets", "triage_note")
-    op.drop_table("release_notes")
-'''
-
-DECLARED_REMOVAL = '''"""A removal, a release later: code older than this revision is declared broken by it.
-
-Revision ID: {revision}
-Revises: {down}
-"""
-from alembic import op
-import sqlalchemy as sa
-
-revision = {revision!r}
-down_revision = {down!r}
-branch_labels = None
-depends_on = None
-breaks_code_before = {revision!r}
-
-
-def upgrade():
-    op.drop_table("release_notes")
-
-
-def downgrade():
-    op.create_table("release_notes", sa.Column("id", sa.Integer(), primary_key=True), sa.Column("note", sa.Text()))
-'''
+RELEASE_NOTES = 'op.create_table("release_notes", sa.Column("id", sa.Integer(), primary_key=True), sa.Column("note", sa.Text()))'
+ADDITIVE = dict(
+    title="The next release's change, as the rule allows it: only additions.",
+    imports="\nfrom guardsvc.storage.migration_ops import create_index_online\n",
+    upgrade=f"""
+        {RELEASE_NOTES}
+        op.execute("SELECT pg_sleep(0.5)")  # stands for filling the new table: the old nodes serve meanwhile
+        op.add_column("unblock_tickets", sa.Column("triage_note", sa.Text(), nullable=True))
+        op.add_column("blocks", sa.Column("priority", sa.Integer(), nullable=False, server_default="0"))
+        create_index_online("ix_unblock_tickets_email", "unblock_tickets", ["email"])
+    """,
+    downgrade="""
+        op.drop_index("ix_unblock_tickets_email", table_name="unblock_tickets")
+        op.drop_column("blocks", "priority")
+        op.drop_column("unblock_tickets", "triage_note")
+        op.drop_table("release_notes")
+    """)
+DECLARED_REMOVAL = dict(
+    title="A removal, a release later: code older than this revision is declared broken by it.",
+    upgrade='op.drop_table("release_notes")', downgrade=RELEASE_NOTES, breaks_code_before=REMOVAL)
 
 
 class Traffic:
@@ -198,7 +166,8 @@ def next_release(tmp_path_factory, app):
     """A copy of this project with one more migration, an additive one: the next release, as its upgrade sees it."""
     folder = copy_runtime(ROOT, tmp_path_factory.mktemp("next-release"))
     [head] = code_revisions(app)[0]
-    (folder / "migrations" / "versions" / f"{NEXT}.py").write_text(ADDITIVE.format(revision=NEXT, down=head))
+    (folder / "migrations" / "versions" / f"{NEXT}.py").write_text(migration_source(revision=NEXT, down=head,
+                                                                                    **ADDITIVE))
     return folder
 
 
@@ -261,7 +230,7 @@ def test_two_nodes_stay_ready_and_serving_while_the_next_release_migrates_then_s
         assert listed.exit_code == 0, listed.output
         # A release later, a removal that declares it breaks older code: those nodes leave readiness, and serve on.
         (next_release / "migrations" / "versions" / f"{REMOVAL}.py").write_text(
-            DECLARED_REMOVAL.format(revision=REMOVAL, down=NEXT))
+            migration_source(revision=REMOVAL, down=NEXT, **DECLARED_REMOVAL))
         with this.app_context():  # the copy's code is this checkout's: its migrations can run in this process
             upgrade(directory=str(next_release / "migrations"))
         for server in (nodes["node-a"], newer):  # node-c's code is the one before the removal too
