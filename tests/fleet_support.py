@@ -5,12 +5,8 @@ A node here is what an operator runs on a machine: ``gunicorn wsgi:app`` with an
 own and, when it delivers, ``flask worker`` with the same settings. Nodes share nothing but the database
 and Redis (rate limits under a key prefix of the test's own).
 """
-import os
 import secrets
-import subprocess
-import sys
 import threading
-from pathlib import Path
 
 import pytest
 from sqlalchemy import create_engine, text
@@ -18,9 +14,8 @@ from sqlalchemy.engine import make_url
 
 from tests.cli_processes import CommandProcess
 from tests.conftest import TEST_DATABASE_URL, _create_postgres_database
-from tests.live import REDIS_URL, ROOT, LiveServer
+from tests.live import REDIS_URL, LiveServer
 
-FLASK = str(Path(sys.executable).with_name("flask"))
 ON_SQLITE = TEST_DATABASE_URL.startswith("sqlite")
 # Several nodes share a server database and Redis; SQLite serves one machine (docs/production.md).
 needs_a_server_database = pytest.mark.skipif(ON_SQLITE, reason="several nodes share a PostgreSQL database "
@@ -138,9 +133,3 @@ class Worker:
         """SIGTERM, as an operator stops it; (exit status, what it logged)."""
         _, code, stdout, stderr = self.command.stop_after(0)
         return code, stdout + stderr
-
-
-def flask(settings, *args, cwd=ROOT, timeout=120):
-    """``flask --app guardsvc ARGS`` as its own process, with a node's settings."""
-    return subprocess.run([FLASK, "--app", "guardsvc", *args], cwd=cwd, env={**os.environ, **settings},
-                          capture_output=True, text=True, timeout=timeout)

@@ -217,7 +217,7 @@ def outside():
 
 @pytest.fixture()
 def slow_outside():
-    smtp, receiver = outside_world(smtp_delay=0.1)
+    smtp, receiver = outside_world(smtp_delay=0.05)
     yield smtp, receiver
     receiver.stop()
     smtp.stop()
