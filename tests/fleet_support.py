@@ -18,8 +18,8 @@ from tests.live import REDIS_URL, LiveServer
 
 ON_SQLITE = TEST_DATABASE_URL.startswith("sqlite")
 # Several nodes share a server database and Redis; SQLite serves one machine (docs/production.md).
-needs_a_server_database = pytest.mark.skipif(ON_SQLITE, reason="several nodes share a PostgreSQL database "
-                                                                "(GUARDSVC_TEST_DATABASE_URL); SQLite serves one machine")
+needs_a_server_database = pytest.mark.skipif(ON_SQLITE, reason=(
+    "several nodes share a PostgreSQL database (GUARDSVC_TEST_DATABASE_URL); SQLite serves one machine"))
 
 
 def separate_database(suffix):
@@ -45,6 +45,15 @@ def migrate_in_process(url):
     with app.app_context():
         upgrade()
     return app
+
+
+def dispose(app):
+    """Close the pooled connections of an app ``migrate_in_process`` made (the server's connections are shared)."""
+    from guardsvc.extensions import db
+
+    with app.app_context():
+        db.session.remove()
+        db.engine.dispose()
 
 
 def _psycopg(url):

@@ -65,7 +65,8 @@ def nodes_command(runner, *args):
     return runner.invoke(args=["nodes", *args])
 
 
-def test_a_node_is_one_row_written_once_per_interval_however_many_processes_report(app, moment, statements):  # noqa: F811
+def test_a_node_is_one_row_written_once_an_interval_however_many_processes_report(app, moment,
+                                                                                  statements):  # noqa: F811
     web = a_node(now=moment[0])
     assert report_as(app, web)
     assert not report_as(app, web)  # another worker of the node, a moment later: not due

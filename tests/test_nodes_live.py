@@ -25,7 +25,7 @@ from guardsvc.extensions import db
 from guardsvc.webhooks import service as webhooks
 from tests.blocks_helpers import PROXY_SECRET
 from tests.factories import PASSWORD, SUBMIT, submit_body
-from tests.fleet_support import (Database, Worker, migrate_in_process, needs_a_server_database, new_prefix,
+from tests.fleet_support import (Database, Worker, dispose, migrate_in_process, needs_a_server_database, new_prefix,
                                  node_settings, separate_database, shared_limits, start_nodes)
 from tests.live import all_at_once, wait_for
 from tests.pages_support import CSRF_META
@@ -92,6 +92,7 @@ class Fleet:
         for server in self.servers.values():
             server.stop()
         self.database.dispose()
+        dispose(self.app)
 
 
 @pytest.fixture(scope="module")

@@ -10,6 +10,7 @@ import io
 import shutil
 from contextlib import contextmanager
 
+import pytest
 from flask_migrate import downgrade, upgrade
 from sqlalchemy import text
 
@@ -97,3 +98,17 @@ def test_a_migration_that_declares_itself_records_it_when_it_runs_and_forgets_it
     sql = " ".join(printed.getvalue().split())
     assert f"INSERT INTO schema_requirements (revision, breaks_code_before) VALUES ('{NEXT}', '{NEXT}')" in sql
     assert f"DELETE FROM schema_requirements WHERE schema_requirements.revision = '{NEXT}'" in sql
+
+
+def test_db_upgrade_of_older_code_on_a_newer_schema_does_nothing_unless_a_migration_says_it_breaks_it(app, capfd):
+    """A node of the previous release restarted mid-upgrade runs `db upgrade` first (the shipped unit does)."""
+    with database_at(app, NEXT), app.app_context():
+        upgrade()  # nothing to do, and no error: the node may start
+        assert db.session.scalar(text("SELECT version_num FROM alembic_version")) == NEXT
+        db.session.remove()
+    with database_at(app, NEXT, [(NEXT, "9998_code_stops_reading_x")]), app.app_context():
+        with pytest.raises(SystemExit) as refused:
+            upgrade()
+        assert refused.value.code == 1
+        assert "no longer serve this code (code before 9998_code_stops_reading_x)" in capfd.readouterr().err
+        db.session.remove()

@@ -26,7 +26,7 @@ from guardsvc.extensions import db
 from guardsvc.storage.revisions import code_revisions
 from tests.blocks_helpers import PROXY_SECRET
 from tests.factories import PASSWORD, SUBMIT, submit_body
-from tests.fleet_support import (Database, migrate_in_process, needs_a_server_database, node_settings,
+from tests.fleet_support import (Database, dispose, migrate_in_process, needs_a_server_database, node_settings,
                                  separate_database, start_nodes)
 from tests.live import ROOT, LiveServer, wait_for
 from tests.migration_files import migration_source
@@ -38,7 +38,8 @@ RUNTIME = ("guardsvc", "migrations", "templates", "static", "wsgi.py", "gunicorn
 ROUND = 8  # the answers of one round of Traffic: every operation once, and /readyz
 NEXT, REMOVAL = "9990_next_release", "9991_removal"
 
-RELEASE_NOTES = 'op.create_table("release_notes", sa.Column("id", sa.Integer(), primary_key=True), sa.Column("note", sa.Text()))'
+RELEASE_NOTES = ('op.create_table("release_notes", sa.Column("id", sa.Integer(), primary_key=True), '
+                 'sa.Column("note", sa.Text()))')
 ADDITIVE = dict(
     title="The next release's change, as the rule allows it: only additions.",
     imports="\nfrom guardsvc.storage.migration_ops import create_index_online\n",
@@ -241,6 +242,7 @@ def test_two_nodes_stay_ready_and_serving_while_the_next_release_migrates_then_s
             if server is not None:
                 server.stop()
         database.dispose()
+        dispose(this)
 
 
 @pytest.fixture(scope="module")
@@ -273,7 +275,8 @@ def compile_catalogues(folder):
 OLD_RELEASE_SETUP = """
 from guardsvc import create_app
 runner = create_app().test_cli_runner()
-for args in (["db", "upgrade"], ["users", "create", "operator@example.com", "--name", "Operator", "--password", {password!r}],
+for args in (["db", "upgrade"],
+             ["users", "create", "operator@example.com", "--name", "Operator", "--password", {password!r}],
              ["tokens", "create", "operator@example.com"]):
     done = runner.invoke(args=args)
     assert done.exit_code == 0, (args, done.output)
@@ -294,7 +297,7 @@ def test_the_previous_release_keeps_serving_while_this_release_migrates(previous
     old_head = database.value("SELECT version_num FROM alembic_version")
     old = start_nodes({"previous": settings["previous"]}, cwd=folder)["previous"]
     traffic = Traffic(token)
-    current = None
+    current = this = None
     try:
         traffic.add("previous", old, must_stay_ready=ready_when_ahead)
         wait_for(lambda: traffic.count("previous") >= ROUND, "traffic on the previous release's node")
@@ -321,3 +324,5 @@ def test_the_previous_release_keeps_serving_while_this_release_migrates(previous
             if server is not None:
                 server.stop()
         database.dispose()
+        if this is not None:
+            dispose(this)

@@ -79,6 +79,28 @@ def declared_incompatible(known):
     return bool(needed - known)
 
 
+def newer_release_migrated(connection, stored, known):
+    """For ``flask db upgrade`` of this code on a database whose revisions ``stored`` it may not know.
+
+    None when this code knows them all (its migrations can run). Otherwise a newer release migrated
+    the database: ``""`` when the schema still serves this code (nothing to upgrade: a node of the
+    previous release restarted during a rolling upgrade runs this first), or why it does not.
+    """
+    unknown = set(stored) - set(known)
+    if not unknown:
+        return None
+    try:
+        needed = {row[0] for row in connection.execute(select(SchemaRequirement.breaks_code_before))}
+    except DBAPIError:
+        connection.rollback()
+        needed = set()
+    breaking = sorted(needed - set(known))
+    if breaking:
+        return (f"the database was migrated by a newer release ({', '.join(sorted(unknown))}) whose migrations "
+                f"no longer serve this code (code before {', '.join(breaking)}): run that release instead")
+    return ""
+
+
 def record_declaration(*, ctx, step, heads, run_args):
     """``on_version_apply`` of migrations/env.py: keep what a migration that ran declared, forget it when undone."""
     if step.is_stamp:
