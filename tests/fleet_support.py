@@ -102,8 +102,9 @@ def new_prefix():
     return f"guardsvc-fleet-{secrets.token_hex(6)}"
 
 
-def start_nodes(settings_by_name, workers=2, threads=4, cwd=None):
-    """Start one gunicorn per entry at once; ``{name: LiveServer}``."""
+def start_nodes(settings_by_name, workers=2, threads=2, cwd=None):
+    """Start one gunicorn per entry at once; ``{name: LiveServer}``. Two threads a worker: enough for the
+    tests' traffic, and few connections held on a database server other suites share."""
     started, failures = {}, []
 
     def start(name, settings):
@@ -142,3 +143,8 @@ class Worker:
         """SIGTERM, as an operator stops it; (exit status, what it logged)."""
         _, code, stdout, stderr = self.command.stop_after(0)
         return code, stdout + stderr
+
+    def output(self):
+        """What it logged so far."""
+        return (self.command.stdout_path.read_text(errors="replace")
+                + self.command.stderr_path.read_text(errors="replace"))

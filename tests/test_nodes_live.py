@@ -254,7 +254,7 @@ def test_with_a_deliverer_on_each_node_every_email_and_webhook_event_goes_out_on
         servers = list(fleet.servers.values())
         emails = [f"banding{next(_addresses)}@example.com" for _ in range(30)]
         answers = all_at_once(30, lambda i: submit(servers[i % 2], an_address(), email=emails[i]).status_code)
-        assert answers == [201] * 30
+        assert answers == [201] * 30, Counter(answers)
         wait_for(lambda: (lambda mail, events: len(mail) == 30 and len(events) == 30)(
             *received(smtp, receiver, emails)), "every e-mail and event delivered", timeout=60)
         time.sleep(1)  # a second delivery, if any, has time to arrive
@@ -270,7 +270,10 @@ def test_a_node_whose_shared_setting_differs_is_named(fleet):
     settings = fleet.node("odd-node", GUARDSVC_FORWARD_AUTH_SECRET="another-proxy-secret")
     odd = fleet.worker(settings)  # a node with a worker only reports too
     try:
-        wait_for(lambda: fleet.database.rows("SELECT 1 FROM nodes WHERE name = 'odd-node'"), "odd-node reported")
+        try:
+            wait_for(lambda: fleet.database.rows("SELECT 1 FROM nodes WHERE name = 'odd-node'"), "odd-node reported")
+        except AssertionError as missing:
+            raise AssertionError(f"{missing}; its worker said:\n{odd.output()[-3000:]}") from None
         listed = fleet.nodes_command()
         lines = listed.output.splitlines()
         assert listed.exit_code == 1
