@@ -38,7 +38,9 @@ class Feature:
     it then delivers). ``audit_actions``: ``{action: message}``, how the audit
     log names the actions this feature records. ``gauges``: ``{name: (help,
     function)}`` computed at each ``/metrics`` scrape. ``account_sections``:
-    ``guardsvc.accounts.account_page.Section``\\ s of ``/akun``.
+    ``guardsvc.accounts.account_page.Section``\\ s of ``/akun``. ``worker_starts``: callables
+    ``(app)`` run once when ``flask worker`` starts, for work of their own beside the rounds (the
+    node's reporter thread).
     """
 
     name: str
@@ -51,6 +53,7 @@ class Feature:
     audit_actions: Mapping[str, Any] = field(default_factory=dict)
     gauges: Mapping[str, tuple] = field(default_factory=dict)
     account_sections: tuple = ()
+    worker_starts: tuple = ()
 
 
 def discover(package="guardsvc"):

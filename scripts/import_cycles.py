@@ -31,7 +31,7 @@ LAYERS = (
     ("edge", {"web", "cli"}),
     ("shared services", {"openapi", "ratelimits", "metrics", "retention"}),
     ("features", {"accounts", "appeals", "audit", "blocks", "crowdsec", "outbox", "pages", "passkeys", "places",
-                  "sessions", "selfrelease", "signin", "trust", "twofactor", "webhooks"}),
+                  "sessions", "selfrelease", "signin", "trust", "twofactor", "webhooks", "nodes"}),
     ("desk", {"admin"}),
     ("factory", {ROOT_PACKAGE, "models", "command_line", "gunicorn_conf"}),
 )

@@ -141,7 +141,7 @@ def test_a_claim_left_by_a_crashed_deliverer_expires(app, runner, smtp_server, m
         assert len(delivery.claim_due()) == 1  # claimed, then the process "dies"
         db.session.remove()
     assert "sent 0" in deliver_once(runner)  # the lease still holds
-    later = clock.utcnow() + delivery.LEASE + timedelta(seconds=1)
+    later = clock.utcnow() + timedelta(seconds=app.config["DELIVERY_LEASE_SECONDS"] + 1)
     monkeypatch.setattr(clock, "utcnow", lambda: later)
     assert "sent 1" in deliver_once(runner)
     [row] = rows(app)

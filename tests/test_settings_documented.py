@@ -33,7 +33,8 @@ def read_in_code():
         name = node.args[0].value
         if found.get(name) is None:
             found[name] = value
-    found.update({"SERVED_BY_PROJECT_CONFIG": None})  # config.SERVER_CONFIGURED
+    found.update({"SERVED_BY_PROJECT_CONFIG": None,  # config.SERVER_CONFIGURED
+                  "NODE_NAME": None})  # config.node_name: given but empty is a problem, not the default
     return found
 
 

@@ -1,4 +1,4 @@
-"""JSON door for administrators: ticket queue, blocks, audit log."""
+"""JSON door for administrators: ticket queue, blocks, audit log, the nodes that serve."""
 from flask import Blueprint
 from flask_login import current_user
 from marshmallow import fields
@@ -12,6 +12,8 @@ from guardsvc.audit.schemas import AuditEventSchema
 from guardsvc.blocks import service as blocks
 from guardsvc.blocks.schemas import (BlockCreateSchema, BlockLiftSchema, BlockListQuerySchema, BlockSchema,
                                      BlockSelfReleaseSchema)
+from guardsvc.nodes import service as nodes
+from guardsvc.nodes.schemas import FleetSchema
 from guardsvc.web.doors import json_door
 from guardsvc.web.identity import client_ip
 from guardsvc.web.jsonio import ok
@@ -19,7 +21,7 @@ from guardsvc.web.listing import PaginationSchema, SearchQuerySchema
 from guardsvc.web.operations import BLOCK_REFERENCE, TICKET_NUMBER, Envelope, Link, Tag, operation
 
 bp = json_door(Blueprint("admin_api", __name__, url_prefix="/api/admin"))
-ADMIN = Tag("Administrator", "Antrean tiket, blokir, dan log audit (hanya administrator).")
+ADMIN = Tag("Administrator", "Antrean tiket, blokir, log audit, dan node yang melayani (hanya administrator).")
 BLOCK = Envelope(BlockSchema, message=True)
 
 
@@ -111,3 +113,17 @@ def switch_self_release(reference, data):
     block = blocks.set_self_release(reference, data["self_release"], actor=current_user, origin_ip=client_ip())
     message = messages.SELF_RELEASE_SWITCHED_ON if block.self_release else messages.SELF_RELEASE_SWITCHED_OFF
     return ok(message=message.format(reference=block.reference), data=BlockSchema().dump(block))
+
+
+@bp.get("/nodes")
+@operation("listNodes", "Node yang melayani dan pengaturan yang berbeda", ADMIN, {200: Envelope(FleetSchema)},
+           roles=ADMINS,
+           description="Node yang melapor dalam 5 menit terakhir (yang mulai paling awal dahulu): nama, versi, "
+                       "revisi migrasi kodenya dan revisi skema basis data, mulai, laporan terakhir, dan sidik "
+                       "kunci (HMAC, bukan nilainya; null: tidak dipakai) tiap pengaturan yang harus sama di "
+                       "semua node. Lalu setiap pengaturan bersama yang berbeda di satu node dari yang lain "
+                       "(`nodes_named` 0), dan setiap nama yang dipakai beberapa node (`setting` "
+                       "`GUARDSVC_NODE_NAME`, `nodes_named` jumlahnya). Sama dengan `flask --app guardsvc nodes`.")
+def list_nodes():
+    """The nodes seen in the last five minutes, and each shared setting a node holds otherwise than the rest."""
+    return ok(data=FleetSchema().dump(nodes.fleet()))

@@ -29,6 +29,8 @@ def worker_command():
     rounds = [(round_, round_.interval(current_app.config)) for round_ in each("worker_rounds")]
     if not rounds:
         raise click.ClickException("no feature registers a round of background work")
+    for start in each("worker_starts"):
+        start(current_app._get_current_object())
     poll = min(interval for _, interval in rounds)
     log.info("worker started (%s)", ", ".join(f"{round_.name} every {interval}s" for round_, interval in rounds))
     due = {round_.name: time.monotonic() for round_, _ in rounds}

@@ -23,8 +23,9 @@ tried, and a crash loses at most the row in hand.
 import random
 import secrets
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 
+from flask import current_app
 from sqlalchemy import String, Text, and_, or_, select, update
 from sqlalchemy.orm import Mapped, mapped_column
 
@@ -78,8 +79,16 @@ def _is_due(model, now):
                and_(model.status == CLAIMED, model.claimed_until < now))
 
 
-def claim_due(model, limit, lease):
-    """Claim up to ``limit`` due rows of ``model`` for this worker for ``lease``, and commit the claim."""
+def configured_lease():
+    """How long a claim holds (``GUARDSVC_DELIVERY_LEASE_SECONDS``): longer than a batch can take to carry out,
+    and what a node that died holding a claim leaves waiting for another node."""
+    return timedelta(seconds=current_app.config["DELIVERY_LEASE_SECONDS"])
+
+
+def claim_due(model, limit, lease=None):
+    """Claim up to ``limit`` due rows of ``model`` for this worker for ``lease`` (the configured one), and commit
+    the claim."""
+    lease = lease or configured_lease()
     now = clock.utcnow()
     token = secrets.token_hex(16)
     # Chosen once (a materialized CTE): as a plain IN (subquery), PostgreSQL may run the subquery

@@ -21,8 +21,6 @@ from guardsvc.webhooks.sending import DeliveryFailed, post, signed_headers
 
 log = logging.getLogger("guardsvc.webhooks")
 BATCH_SIZE = 20
-# Longer than a batch can take (each call is bounded by its timeout).
-LEASE = timedelta(minutes=10)
 MAX_BACKOFF = timedelta(hours=1)
 
 
@@ -83,7 +81,7 @@ def _record_failure(row, endpoint, error, report):
 def deliver_batch(limit=BATCH_SIZE):
     """Claim one batch of due rows and carry each out; returns a queue.Report."""
     report = queue.Report()
-    rows = queue.claim_due(HookDelivery, limit, LEASE)
+    rows = queue.claim_due(HookDelivery, limit)  # the configured lease
     endpoints = _endpoints(rows)
     for row in rows:
         endpoint = endpoints.get(row.endpoint_id)
