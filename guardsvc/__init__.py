@@ -194,6 +194,7 @@ def register_blueprints(app):
     from guardsvc.admin.views import bp as admin_pages
     from guardsvc.admin.allows_views import bp as admin_allow_pages
     from guardsvc.admin.desk_views import bp as admin_desk_pages
+    from guardsvc.admin.group_views import bp as admin_group_pages
 
     init_openapi(app, (appeals_paths, trust_paths, accounts_paths, signin_paths, blocks_paths, self_release_paths,
                        admin_paths))
@@ -203,13 +204,15 @@ def register_blueprints(app):
         app.register_blueprint(blueprint)
     for blueprint in (pages, appeal_pages, conversation_pages, account_pages, session_pages, recovery_pages,
                       trust_pages, signin_pages, passkey_signin_pages, security_pages, passkey_pages, reauth_pages,
-                      admin_pages, admin_allow_pages, admin_desk_pages, block_pages, self_release_pages):
+                      admin_pages, admin_allow_pages, admin_desk_pages, admin_group_pages, block_pages,
+                      self_release_pages):
         app.register_blueprint(blueprint)
 
 
 def scrape_time_gauges():
     """What ``/metrics`` computes at each scrape: ``{name: (help, function)}``."""
     from guardsvc.appeals.service import count_pending
+    from guardsvc.appeals.service_levels import oldest_pending_age_seconds
     from guardsvc.blocks.service import count_active
     from guardsvc.outbox.service import backlog
 
@@ -217,6 +220,8 @@ def scrape_time_gauges():
         "guardsvc_outbox_backlog": ("E-mails waiting to be delivered.", lambda: backlog()[0]),
         "guardsvc_outbox_oldest_age_seconds": ("Age of the oldest e-mail waiting.", lambda: backlog()[1]),
         "guardsvc_pending_tickets": ("Tickets waiting for a decision.", count_pending),
+        "guardsvc_oldest_pending_ticket_age_seconds": ("Age of the oldest ticket waiting for a decision (0: none).",
+                                                       oldest_pending_age_seconds),
         "guardsvc_active_blocks": ("Blocks that apply now.", count_active),
     }
 

@@ -234,6 +234,18 @@ TEMPLATE_NOT_FOUND = _("Templat tidak ditemukan.")
 TEMPLATE_SAVED = _("Templat \"{title}\" disimpan.")
 TEMPLATE_DELETED = _("Templat \"{title}\" dihapus.")
 DIGEST_ON = _("Anda akan menerima e-mail saat ada permohonan baru.")
+# Tickets grouped by their block, one decision for a group, the desk's service levels (contract section 18).
+APPEAL_GROUP_LIFT_REASON = _("Kelompok banding {reference} disetujui")
+GROUP_NOTHING_PENDING = _("Tidak ada tiket yang menunggu untuk blokir {reference}: kelompok ini sudah diputuskan. "
+                          "Tidak ada tiket yang diputuskan.")
+GROUP_BLOCK_ALREADY_LIFTED = _("Blokir {reference} sudah dibuka. Tidak ada tiket yang diputuskan; putuskan lagi tanpa "
+                               "membuka blokir.")
+GROUP_LIFT_ONLY_ON_APPROVAL = _("Blokir hanya dapat dibuka bersama persetujuan.")
+GROUP_APPROVED = _("Tiket untuk blokir {reference} disetujui: {count}.")
+GROUP_REJECTED = _("Tiket untuk blokir {reference} ditolak: {count}.")
+GROUP_TEMPLATE_TOO_LONG = _("Templat itu lebih dari {max} karakter; tulis catatan yang lebih pendek.")
+DIGEST_OVERDUE = _("Tiket tertua sudah menunggu {age}, melewati target {hours} jam.")
+DIGEST_OVERDUE_SUBJECT = _("Antrean melewati target: tiket tertua menunggu {age} ({count} permohonan baru)")
 DIGEST_OFF = _("E-mail permohonan baru dimatikan.")
 # Account recovery, the password rule and security notices
 PASSWORD_IS_EMAIL = _("Kata sandi tidak boleh sama dengan alamat e-mail atau bagian sebelum tanda @.")

@@ -4,17 +4,19 @@ from flask_login import current_user
 
 from guardsvc import messages
 from guardsvc.admin.access import require_admin
-from guardsvc.admin.schemas import TicketDetailSchema, TicketListQuerySchema, TicketSummarySchema
-from guardsvc.appeals import service as appeals
+from guardsvc.admin.schemas import TicketDetailSchema, TicketGroupSchema, TicketListQuerySchema, TicketSummarySchema
+from guardsvc.appeals import groups, service as appeals
+from guardsvc.appeals.schemas import GroupDecidedSchema, GroupDecisionSchema
 from guardsvc.audit import service as audit
 from guardsvc.audit.schemas import AuditEventSchema
 from guardsvc.blocks import service as blocks
 from guardsvc.blocks.schemas import (BlockCreateSchema, BlockLiftSchema, BlockListQuerySchema, BlockSchema,
                                      BlockSelfReleaseSchema)
+from guardsvc.storage.deadline import allow_up_to
 from guardsvc.web.doors import json_door
 from guardsvc.web.identity import client_ip
 from guardsvc.web.jsonio import json_body, ok
-from guardsvc.web.listing import SearchQuerySchema, query_args
+from guardsvc.web.listing import PageQuerySchema, SearchQuerySchema, query_args
 from guardsvc.web.schema_fields import load_or_raise
 
 bp = json_door(Blueprint("admin_api", __name__, url_prefix="/api/admin"))
@@ -40,6 +42,23 @@ def show_ticket(ticket_number):
     data = TicketDetailSchema().dump(ticket)
     data["earlier_tickets"] = TicketSummarySchema().dump(appeals.earlier_tickets(ticket), many=True)
     return ok(data=data)
+
+
+@bp.get("/ticket-groups")
+def list_ticket_groups():
+    """Pending tickets grouped by the block they were made under, largest groups first."""
+    query = load_or_raise(PageQuerySchema(), query_args(request.args))
+    return _page(groups.list_groups(**query), TicketGroupSchema())
+
+
+@bp.post("/ticket-groups/<path:reference>/decide")
+def decide_ticket_group(reference):
+    """Decide every pending ticket of one block at once; the answer says how many were decided."""
+    data = load_or_raise(GroupDecisionSchema(), json_body())
+    allow_up_to(groups.GROUP_DECISION_SECONDS)
+    result = groups.decide_group(reference, data["decision"], notes=data["notes"], lift_block=data["lift_block"],
+                                 actor=current_user, origin_ip=client_ip())
+    return ok(message=groups.decision_message(result), data=GroupDecidedSchema().dump(result))
 
 
 @bp.get("/blocks")

@@ -1,4 +1,4 @@
-"""Geometry of the small inline SVG chart: tickets per day, stacked by outcome."""
+"""Geometry of the small inline SVG charts: tickets per day, stacked by outcome; pending tickets by age."""
 from dataclasses import dataclass
 
 from guardsvc.appeals.statuses import APPROVED, PENDING, REJECTED
@@ -46,3 +46,28 @@ def stacked_columns(series):
                               sum(counts.values()), bars))
     return {"width": WIDTH, "height": HEIGHT, "baseline": plot, "peak": peak, "columns": columns,
             "outcomes": OUTCOMES}
+
+
+@dataclass(frozen=True)
+class AgeColumn:
+    band: object  # service_levels.AgeBand
+    x: float
+    y: float
+    width: float
+    height: float
+    middle: float
+
+
+def age_columns(bands):
+    """``[AgeBand]`` -> one column per band (pending tickets by age), scaled to the chart box."""
+    peak = max((band.count for band in bands), default=0) or 1
+    slot = WIDTH / max(len(bands), 1)
+    plot = HEIGHT - AXIS
+    columns = []
+    for index, band in enumerate(bands):
+        x = index * slot + GAP / 2
+        height = plot * band.count / peak
+        columns.append(AgeColumn(band, round(x, 1), round(plot - height, 1), round(slot - GAP, 1), round(height, 1),
+                                 round(x + (slot - GAP) / 2, 1)))
+    return {"width": WIDTH, "height": HEIGHT, "baseline": plot, "peak": peak, "columns": columns,
+            "total": sum(band.count for band in bands)}

@@ -1,12 +1,14 @@
 """The administrators' ticket queue, blocks and audit log in the API document."""
 from marshmallow import fields
 
-from guardsvc.admin.schemas import TicketDetailSchema, TicketListQuerySchema, TicketSummarySchema
+from guardsvc.admin.schemas import TicketDetailSchema, TicketGroupSchema, TicketListQuerySchema, TicketSummarySchema
+from guardsvc.appeals.schemas import GroupDecidedSchema, GroupDecisionSchema
 from guardsvc.audit.schemas import AuditEventSchema
 from guardsvc.blocks.schemas import (BlockCreateSchema, BlockLiftSchema, BlockListQuerySchema, BlockSchema,
                                      BlockSelfReleaseSchema)
-from guardsvc.web.listing import PaginationSchema, SearchQuerySchema
-from guardsvc.openapi.operations import BLOCK_REFERENCE, TICKET_NUMBER, Envelope, Link, Operation, Tag
+from guardsvc.web.listing import PageQuerySchema, PaginationSchema, SearchQuerySchema
+from guardsvc.openapi.operations import (BLOCK_REFERENCE, GROUP_NOT_DECIDED_ERROR, TICKET_NUMBER, Envelope, Failure,
+                                         Link, Operation, Tag)
 
 ADMIN = Tag("Administrator", "Antrean tiket, blokir, dan log audit (hanya administrator).")
 ADMIN_ONLY = ("admin",)
@@ -31,6 +33,22 @@ OPERATIONS = (
               {200: Envelope(TicketDetailSchema)}, roles=ADMIN_ONLY,
               path_params={"ticket_number": TICKET_NUMBER}, errors={404: "Nomor tiket tidak ditemukan."},
               description="Beserta tiket-tiket sebelumnya dari klien yang sama."),
+    Operation("admin_api.list_ticket_groups", "listTicketGroups", "Tiket menurut blokir penyebabnya", ADMIN,
+              {200: _page(TicketGroupSchema, "TicketGroupPageResponse")}, roles=ADMIN_ONLY, query=PageQuerySchema,
+              description="Per blokir yang punya tiket menunggu: referensi, sasaran, asal, jumlah tiket menunggu "
+                          "dan umur yang tertua; kelompok terbesar dahulu. Tiket tanpa blokir membentuk satu "
+                          "kelompok sendiri (`reference` null)."),
+    Operation("admin_api.decide_ticket_group", "decideTicketGroup", "Putuskan semua tiket satu blokir", ADMIN,
+              {200: Envelope(GroupDecidedSchema, message=True, name="TicketGroupDecidedResponse")},
+              roles=ADMIN_ONLY, body=GroupDecisionSchema, path_params={"reference": BLOCK_REFERENCE},
+              errors={404: "Referensi blokir tidak ditemukan.",
+                      409: Failure("Tidak ada yang diputuskan (`decided` 0): kelompok ini sudah diputuskan, atau "
+                                   "blokir yang akan dibuka (`lift_block`) sudah dibuka.", (GROUP_NOT_DECIDED_ERROR,))},
+              description="Setiap tiket menunggu dari blokir ini mendapat keputusan, catatan (kosong: catatan baku "
+                          "dalam bahasa pemohon), e-mail, catatan audit dan peristiwa webhook sendiri, sama seperti "
+                          "diputuskan satu per satu. `lift_block` (hanya dengan `approved`) membuka blokir itu "
+                          "sendiri, rentang pun; tanpa itu setiap pemohon mendapat daftar izin yang tepat dan "
+                          "sementara."),
     Operation("admin_api.list_blocks", "listBlocks", "Daftar blokir", ADMIN,
               {200: _page(BlockSchema, "BlockPageResponse")}, roles=ADMIN_ONLY, query=BlockListQuerySchema,
               description="Terbaru dahulu; `q` berupa IP juga menemukan rentang yang memuatnya."),
