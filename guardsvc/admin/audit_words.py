@@ -21,6 +21,7 @@ ACTIONS = {
     "ticket.released": messages.AUDIT_TICKET_RELEASED,
     "ticket.admin": messages.AUDIT_TICKET_MESSAGE,
     "ticket.note": messages.AUDIT_TICKET_NOTE,
+    "tickets.group_decided": messages.AUDIT_GROUP_DECIDED,
     "block.created": messages.AUDIT_BLOCK_CREATED,
     "block.lifted": messages.AUDIT_BLOCK_LIFTED,
     "block.self_released": messages.AUDIT_BLOCK_SELF_RELEASED,
@@ -61,6 +62,8 @@ DETAILS = {
     "stored": messages.AUDIT_COUNT_STORED, "presented": messages.AUDIT_COUNT_PRESENTED,
     "country": messages.AUDIT_COUNTRY, "entries": messages.AUDIT_ENTRIES, "source": messages.AUDIT_SOURCE,
     "min_count": messages.AUDIT_MIN_COUNT,
+    "decision": messages.AUDIT_DECISION, "decided": messages.AUDIT_DECIDED, "lift_block": messages.AUDIT_LIFT_BLOCK,
+    "group": messages.AUDIT_GROUP,
 }
 
 _CHOICES = {
@@ -68,6 +71,7 @@ _CHOICES = {
     "purpose": {"second_factor": messages.AUDIT_PURPOSE_SECOND_FACTOR,
                 "passwordless": messages.AUDIT_PURPOSE_PASSWORDLESS},
     "origin": {"crowdsec": "CrowdSec"},
+    "decision": {"approved": messages.TICKET_APPROVED_LABEL, "rejected": messages.TICKET_REJECTED_LABEL},
     # why a sign-in asked for an e-mailed code (guardsvc.signin.models.VERIFY_REASONS); other reasons are free text
     "reason": {"new_country": messages.AUDIT_REASON_NEW_COUNTRY, "fast_travel": messages.AUDIT_REASON_FAST_TRAVEL},
 }

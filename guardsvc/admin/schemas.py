@@ -65,15 +65,15 @@ class TicketGroupSchema(BaseSchema):
     kind = _of_block(block_kind, type="string", enum=["ip", "cidr", "device"])
     target = _of_block(display_target_of, type="string")
     source = fields.String(attribute="source", allow_none=True, metadata={
-        "description": "Asal blokir: `guardsvc` (dibuat di sini), `import` (daftar blokir yang diimpor, lihat "
-                       "`imported_from` dan `reason`), `crowdsec/<origin>` (keputusan CrowdSec)."})
+        "description": "Where the block came from: `guardsvc` (made here), `import` (an imported blocklist, see "
+                       "`imported_from` and `reason`), `crowdsec/<origin>` (a CrowdSec decision)."})
     imported_from = _of_block(lambda block: block.imported_from, type="string")
     reason = _of_block(lambda block: readable(block.reason), type="string")
     state = _of_block(lambda block: block.state_at(clock.utcnow()), type="string",
                       enum=["active", "lifted", "expired"])
     self_release = _of_block(lambda block: block.self_release, type="boolean")
-    pending = fields.Integer(metadata={"description": "Tiket yang menunggu keputusan."})
+    pending = fields.Integer(metadata={"description": "Tickets waiting for a decision."})
     oldest_pending_at = Timestamp(attribute="oldest_at")
     oldest_pending_age_seconds = fields.Function(
         lambda group: int(group.age(clock.utcnow()).total_seconds()),
-        metadata={"type": "integer", "description": "Umur tiket tertua yang menunggu, dalam detik."})
+        metadata={"type": "integer", "description": "Age of the oldest waiting ticket, in seconds."})

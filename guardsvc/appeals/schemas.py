@@ -107,12 +107,12 @@ class GroupDecidedSchema(BaseSchema):
 
     reference = fields.String(attribute="block.reference")
     decision = fields.String(attribute="status", metadata={"enum": ["approved", "rejected"]})
-    decided = fields.Integer(metadata={"description": "Berapa tiket yang diputuskan oleh permintaan ini."})
+    decided = fields.Integer(metadata={"description": "How many tickets this request decided."})
     tickets = fields.Function(lambda result: [ticket.ticket_number for ticket in result.tickets],
                               metadata={"type": "array", "items": {"type": "string"}})
-    lifted_block = fields.Boolean(metadata={"description": "Blokir kelompok ini dibuka (`lift_block`)."})
+    lifted_block = fields.Boolean(metadata={"description": "The group's block was lifted (`lift_block`)."})
     lifted_blocks = fields.Function(lambda result: sorted({block.reference for block in result.lifted_blocks}),
                                     metadata={"type": "array", "items": {"type": "string"},
-                                              "description": "Setiap blokir yang dibuka: blokir kelompok, dan "
-                                                             "blokir yang tepat mengenai pemohon."})
-    allow_entries = fields.Integer(metadata={"description": "Berapa daftar izin (tepat dan sementara) yang dibuat."})
+                                              "description": "Every block lifted: the group's own, and those on "
+                                                             "exactly one appellant."})
+    allow_entries = fields.Integer(metadata={"description": "How many exact, temporary allow entries were made."})
