@@ -244,7 +244,7 @@ GROUP_LIFT_ONLY_ON_APPROVAL = _("Blokir hanya dapat dibuka bersama persetujuan."
 GROUP_APPROVED = _("Tiket untuk blokir {reference} disetujui: {count}.")
 GROUP_REJECTED = _("Tiket untuk blokir {reference} ditolak: {count}.")
 DIGEST_OVERDUE = _("Tiket tertua sudah menunggu {age}, melewati target {hours} jam.")
-DIGEST_OVERDUE_SUBJECT = _("Antrean melewati target: tiket tertua menunggu {age} ({count} permohonan baru)")
+DIGEST_OVERDUE_SUBJECT = _("Melewati target: tiket tertua menunggu {age}")
 DIGEST_OFF = _("E-mail permohonan baru dimatikan.")
 # Account recovery, the password rule and security notices
 PASSWORD_IS_EMAIL = _("Kata sandi tidak boleh sama dengan alamat e-mail atau bagian sebelum tanda @.")

@@ -96,7 +96,7 @@ def _queue_digest(admin, tickets, now, overdue_since=None):
         if overdue_since is not None:
             age = human_age(now - overdue_since)
             overdue = messages.DIGEST_OVERDUE.format(age=age, hours=current_app.config["DESK_TARGET_HOURS"])
-            subject = messages.DIGEST_OVERDUE_SUBJECT.format(age=age, count=len(tickets))
+            subject = messages.DIGEST_OVERDUE_SUBJECT.format(age=age)
         else:
             subject = messages.DIGEST_MAIL_SUBJECT.format(count=len(tickets))
         queue_mail("appeal_digest", admin.email, subject, "appeal_digest",

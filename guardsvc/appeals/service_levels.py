@@ -76,7 +76,7 @@ def median_decision_seconds(days=MEDIAN_DAYS, now=None):
     waited = seconds_between(UnblockTicket.created_at, UnblockTicket.resolved_at)
     middle = db.session.scalars(select(waited).where(*recent).order_by(waited)
                                 .offset((count - 1) // 2).limit(2 - count % 2)).all()
-    return sum(middle) / len(middle)
+    return round(sum(middle) / len(middle), 3)  # SQLite's julianday arithmetic leaves float noise
 
 
 @dataclass(frozen=True)
