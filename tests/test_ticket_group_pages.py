@@ -38,7 +38,7 @@ def test_the_queue_shows_a_wave_as_one_line_with_the_service_levels(app, admin_b
     assert "Tanpa blokir" in html and "Semua kelompok (2)" in html
     assert 'id="judul-layanan">Tingkat layanan' in html and 'id="tertua-menunggu"' in html
     assert "Belum ada tiket yang diputuskan dalam 7 hari terakhir." in html
-    assert re.search(r'<svg class="chart age-chart"[^>]*role="img"', html)
+    assert re.search(r'<svg class="age-chart"[^>]*role="img"', html)
     assert re.search(r"<desc id=\"keterangan-umur\">Satu batang per rentang umur; 5 tiket menunggu\. "
                      r"kurang dari 1 jam: 5\.", html)
     english = admin_browser("en@example.com")[1]

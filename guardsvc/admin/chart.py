@@ -5,6 +5,7 @@ from guardsvc.appeals.statuses import APPROVED, PENDING, REJECTED
 
 OUTCOMES = (APPROVED, REJECTED, PENDING)  # bottom to top
 WIDTH, HEIGHT, GAP, AXIS = 560, 160, 4, 20
+COUNT_ROOM = 16  # above a column of the age chart: its count
 
 
 @dataclass(frozen=True)
@@ -66,7 +67,7 @@ def age_columns(bands):
     columns = []
     for index, band in enumerate(bands):
         x = index * slot + GAP / 2
-        height = plot * band.count / peak
+        height = (plot - COUNT_ROOM) * band.count / peak  # room above the tallest for its count
         columns.append(AgeColumn(band, round(x, 1), round(plot - height, 1), round(slot - GAP, 1), round(height, 1),
                                  round(x + (slot - GAP) / 2, 1)))
     return {"width": WIDTH, "height": HEIGHT, "baseline": plot, "peak": peak, "columns": columns,
