@@ -9,7 +9,7 @@ from guardsvc import messages
 from guardsvc.storage import clock
 from guardsvc.audit.service import record_event
 from guardsvc.blocks.models import MANUAL, AllowEntry, target_kind
-from guardsvc.blocks.service import CLIENTS_PER_STATEMENT, checked_expiry, checked_target, client_prefixes, filtered
+from guardsvc.blocks.service import checked_expiry, checked_target, filtered, for_each_client
 from guardsvc.web.errors import InvalidState, NotFound
 from guardsvc.extensions import db
 from guardsvc.web.listing import paginate
@@ -101,24 +101,10 @@ def allow_entry_for(ip_address, device_id):
 def allow_entries_for(clients):
     """For each ``(ip_address, device_id)``: the first active allow entry that matches it, or None.
 
-    Read for a chunk of clients in two statements (their prefixes, their devices) and shared out.
+    Read for many clients together (``service.for_each_client``).
     """
-    now = clock.utcnow()
-    found = []
-    for start in range(0, len(clients), CLIENTS_PER_STATEMENT):
-        chunk = clients[start:start + CLIENTS_PER_STATEMENT]
-        prefixes = [client_prefixes(ip_address) for ip_address, _ in chunk]
-        networks = set().union(*prefixes)
-        devices = {device_id for _, device_id in chunk if device_id}
-        entries = {}
-        for column, values in ((AllowEntry.network, networks), (AllowEntry.device_id, devices)):
-            if values:
-                entries.update((entry.id, entry) for entry in db.session.scalars(
-                    select(AllowEntry).where(column.in_(sorted(values)), _active(now))))
-        ordered = sorted(entries.values(), key=lambda entry: entry.id)
-        found.extend(next((entry for entry in ordered if allow_matches(entry, mine, device_id)), None)
-                     for mine, (_, device_id) in zip(prefixes, chunk))
-    return found
+    return for_each_client(clients, AllowEntry, (_active(clock.utcnow()),), lambda found, prefixes, device_id: next(
+        (entry for entry in found if allow_matches(entry, prefixes, device_id)), None))
 
 
 def search_allow_entries(active=None, q=None, page=1, per_page=20):
