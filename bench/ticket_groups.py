@@ -7,6 +7,7 @@ Migrates a fresh database, then:
    device, half written in English), decided by one ``POST /api/admin/ticket-groups/<ref>/decide``
    through the Flask test client (the request's deadline applies, as in production). Prints the
    time, the statements it ran, and checks that every ticket was decided and has its e-mail.
+   For comparison, 200 tickets of such a wave decided one at a time (as a loop of ``tickets decide``).
 2. 10,000 pending tickets in 2,002 groups (one of 1,500, 2,000 of 4, 500 without a block): the
    time of ``GET /api/admin/ticket-groups`` and of the desk (``/admin`` and ``/admin/kelompok``),
    and how many statements each ran (the group list is one, whatever the number of groups).
@@ -123,6 +124,33 @@ def decide_waves(app, headers):
               f"{data['allow_entries']:5,} allow entries, {mails:,} e-mails queued")
 
 
+def one_by_one(app, count=200):
+    """For comparison: ``count`` tickets of a wave decided one at a time (``decide_ticket``, one commit each,
+    as ``tickets decide`` in a loop would); seconds per ticket."""
+    from sqlalchemy import select
+
+    from guardsvc.appeals import groups, service as appeals
+    from guardsvc.appeals.models import UnblockTicket
+    from guardsvc.blocks.models import Block
+    from guardsvc.extensions import db
+
+    reference = wave(app, 20, 3_000_000)
+    with app.app_context():
+        numbers = db.session.scalars(select(UnblockTicket.ticket_number).join(Block, Block.id == UnblockTicket.block_id)
+                                     .where(Block.reference == reference).limit(count)).all()
+        db.session.remove()
+    started = time.perf_counter()
+    for number in numbers:
+        with app.app_context():
+            appeals.decide_ticket(number, "approve")
+            db.session.commit()
+    took = (time.perf_counter() - started) / len(numbers)
+    with app.app_context():  # the rest of that wave, so the list below holds only its own tickets
+        groups.decide_group(reference, "approved")
+        db.session.commit()
+    return took
+
+
 def fill_groups(app):
     """LIST_TICKETS pending tickets: one group of 1,500, 2,000 groups of 4, 500 tickets under no block."""
     from sqlalchemy import insert
@@ -196,6 +224,24 @@ def time_lists(app, headers, session_user, runs):
               f"(of which session and user loads)")
 
 
+def time_parts(app, runs):
+    """Median time of what the queue page adds: the service levels and the five largest groups."""
+    from guardsvc.appeals.groups import list_groups
+    from guardsvc.appeals.service_levels import desk_levels
+    from guardsvc.extensions import db
+
+    for label, call in (("service levels (oldest, median, by age)", desk_levels),
+                        ("the five largest groups", lambda: list_groups(per_page=5))):
+        samples = []
+        for _ in range(runs + 1):
+            with app.app_context():
+                started = time.perf_counter()
+                call()
+                samples.append(time.perf_counter() - started)
+                db.session.remove()
+        print(f"  {label:38} {statistics.median(samples[1:]) * 1000:7.1f} ms  (in-process)")
+
+
 def group_list_statements(app):
     """Statements the group list itself runs (the service function, no request around it)."""
     from guardsvc.appeals.groups import list_groups
@@ -219,21 +265,28 @@ def main():
     from guardsvc.accounts import service as accounts
     from guardsvc.extensions import db
 
+    from guardsvc.sessions import service as sessions
+    from guardsvc.web.identity import Client
+
     with app.app_context():
         admin = accounts.create_user("bench-admin@example.com", "Admin", "bench-password-123", "admin")
         token, _ = accounts.create_token(admin, "bench", client=None)
-        session_user = admin.get_id()
+        session_user, _ = sessions.start_session(admin, Client("127.0.0.1", None, None, "bench"), second_factor=True)
         db.session.commit()
     headers = {"Authorization": f"Bearer {token}"}
     print(f"{app.config['SQLALCHEMY_DATABASE_URI'].split(':')[0]} "
           f"(request deadline {app.config['REQUEST_DEADLINE_SECONDS']} s):")
     try:
         decide_waves(app, headers)
+        each = one_by_one(app)
+        print(f"  for comparison, one ticket at a time (approve, each committed): {each * 1000:.1f} ms a ticket, "
+              f"{each * WAVE:.1f} s for {WAVE:,}")
         fill_groups(app)
         statements, total = group_list_statements(app)
         print(f"  group list with {LIST_TICKETS:,} pending tickets in {total:,} groups: "
               f"{statements} statement(s)")
         time_lists(app, headers, session_user, args.runs)
+        time_parts(app, args.runs)
     finally:
         if schema and not args.keep:
             with app.app_context():
