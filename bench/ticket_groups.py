@@ -85,8 +85,9 @@ def wave(app, second_octet, first_number):
     with app.app_context():
         block = create_block(network=f"10.{second_octet}.0.0/16", reason="Daftar komunitas")
         now = clock.utcnow()
-        insert_tickets([ticket_row(first_number + i, f"10.{second_octet}.{i >> 8}.{i & 255}", f"bench-{first_number + i}",
-                                   block.id, now - timedelta(minutes=WAVE - i)) for i in range(WAVE)])
+        insert_tickets([ticket_row(first_number + i, f"10.{second_octet}.{i >> 8}.{i & 255}",
+                                   f"bench-{first_number + i}", block.id, now - timedelta(minutes=WAVE - i))
+                        for i in range(WAVE)])
         db.session.commit()
         return block.reference
 

@@ -79,8 +79,8 @@ def test_two_administrators_deciding_one_group_at_once_decide_each_ticket_once(a
     assert again.status_code == 409 and again.json()["decided"] == 0
 
 
-def test_a_group_decided_over_http_mails_each_appellant_once_in_their_language(app, proxied_server, bearer,
-                                                                               make_block, runner, smtp_server):  # noqa: F811
+def test_a_group_decided_over_http_mails_each_appellant_once_in_their_language(  # noqa: F811 (smtp_server)
+        app, proxied_server, bearer, make_block, runner, smtp_server):
     reference = make_block(network=RANGE, reason="Daftar komunitas")
     languages = {}
     for number in range(1, 13):

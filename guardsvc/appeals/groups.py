@@ -5,7 +5,7 @@ company's NAT brings hundreds of appeals about one block. The desk lists them
 per block (``list_groups``: one statement, whatever the number of groups) and
 decides a group as one administrator's decision (``decide_group``): every
 pending ticket of the block gets what deciding it alone would give it
-(``service.follow_decision``), in one transaction.
+(``service.follow_decisions``), in one transaction.
 """
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -16,7 +16,7 @@ from guardsvc import messages
 from guardsvc.appeals.approval import lift_approved
 from guardsvc.appeals.models import PENDING_ONLY, UnblockTicket
 from guardsvc.appeals.service import decided_values, default_notes, follow_decisions
-from guardsvc.appeals.statuses import APPROVED, PENDING, REJECTED
+from guardsvc.appeals.statuses import APPROVED, REJECTED
 from guardsvc.audit.service import record_event
 from guardsvc.blocks.models import Block, target_kind
 from guardsvc.blocks.service import get_block
@@ -140,7 +140,7 @@ class GroupDecision:
 
 
 def check_decision(decision, lift_block):
-    """A group decision is ``approved`` or ``rejected``, and only an approval lifts the block (else ValidationFailed)."""
+    """A group decision is ``approved`` or ``rejected``, and only an approval lifts the block; else ValidationFailed."""
     if decision not in DECISIONS:
         raise ValidationFailed({"decision": [messages.FIELD_BAD_CHOICE.format(choices=", ".join(DECISIONS))]})
     if lift_block and decision != APPROVED:
@@ -164,7 +164,7 @@ def _take_pending(block, status, notes, actor, now, up_to_id):
     for; SQLite has one writer at a time), and a ticket decided alone meanwhile
     is left out.
     """
-    conditions = [UnblockTicket.block_id == block.id, UnblockTicket.status == PENDING]
+    conditions = [UnblockTicket.block_id == block.id, PENDING_ONLY]
     if up_to_id is not None:
         conditions.append(UnblockTicket.id <= up_to_id)
     values = {**decided_values(status, None, actor, now), "admin_notes": _notes_column(status, notes)}

@@ -45,12 +45,14 @@ WHERE first_answered_at IS NULL
 
 
 def upgrade():
-    op.add_column('unblock_tickets', sa.Column('first_answered_at', sa.DateTime(), nullable=True))
-    op.add_column('blocks', sa.Column('imported_from', sa.String(length=100), nullable=True))
-    op.execute(BACKFILL_FIRST_ANSWER)
+    # The indexes first, each built concurrently in a step of its own (a step that failed is done again by
+    # running the upgrade again); then the columns and their backfill in the revision's one transaction.
     create_index_online('ix_unblock_tickets_pending_block', 'unblock_tickets', ['block_id', 'created_at'],
                         where=sa.text("status = 'pending'"))
     create_index_online('ix_unblock_tickets_resolved_at', 'unblock_tickets', ['resolved_at'])
+    op.add_column('unblock_tickets', sa.Column('first_answered_at', sa.DateTime(), nullable=True))
+    op.add_column('blocks', sa.Column('imported_from', sa.String(length=100), nullable=True))
+    op.execute(BACKFILL_FIRST_ANSWER)
 
 
 def downgrade():
