@@ -383,6 +383,8 @@ def load_settings(instance_path):
         "RATELIMIT_CHECK": read.limit("RATELIMIT_CHECK", "60 per minute"),
         "RATELIMIT_REPLY": read.limit("RATELIMIT_REPLY", "10 per minute;100 per day"),
         "ADMIN_DIGEST_MINUTES": read.number("ADMIN_DIGEST_MINUTES", 5),
+        # The desk's target: the oldest pending ticket waits no longer (the digest says so first when it does).
+        "DESK_TARGET_HOURS": read.number("DESK_TARGET_HOURS", 24, minimum=1),
         "PENDING_PER_IP": read.number("PENDING_PER_IP", 5),
         # How long the allow entry an approval makes (address and device together) lasts.
         "APPEAL_ALLOW_DAYS": read.number("APPEAL_ALLOW_DAYS", 30),

@@ -21,7 +21,7 @@ from guardsvc.translation import LANGUAGES, LOCALES, gettext, source_text
 # Every message the service stores on people's behalf.
 STORED = (messages.APPEAL_APPROVED_LIFT_REASON, messages.TICKET_DEVICE_BLOCK_REASON,
           messages.CROWDSEC_BLOCK_REASON, messages.CROWDSEC_DECISION_ENDED, messages.SELF_RELEASE_ALLOW_REASON,
-          messages.BLOCKLIST_IMPORT_REASON)
+          messages.BLOCKLIST_IMPORT_REASON, messages.APPEAL_GROUP_LIFT_REASON)
 _PATTERNS = []
 
 

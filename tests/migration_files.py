@@ -32,3 +32,25 @@ def migration_source(title, revision, down, upgrade="pass", downgrade="pass", *,
     return HEADER.format(title=title, revision=revision, down=down, imports=imports, declaration=declaration,
                          upgrade=textwrap.indent(textwrap.dedent(upgrade).strip(), "    "),
                          downgrade=textwrap.indent(textwrap.dedent(downgrade).strip(), "    "))
+
+
+def _script():
+    from alembic.config import Config
+    from alembic.script import ScriptDirectory
+
+    from guardsvc import packaged
+
+    config = Config()
+    config.set_main_option("script_location", str(packaged.folder("migrations")))
+    return ScriptDirectory.from_config(config)
+
+
+def head_revision():
+    """The revision this checkout's migrations end in."""
+    return _script().get_current_head()
+
+
+def revision_before(revision):
+    """The revision ``revision`` comes after in this checkout's migrations (its ``down_revision``): what a test
+    of one migration's upgrade starts from, wherever later merges put it in the chain."""
+    return _script().get_revision(revision).down_revision

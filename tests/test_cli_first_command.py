@@ -45,6 +45,7 @@ COMMANDS = [
     (["tokens", "revoke", "1"], 1),
     (["tickets", "list"], 0),
     (["tickets", "decide", "TKT-00000000", "--approve"], 1),
+    (["tickets", "decide-block", "BLK-00000000", "--approve"], 1),
     (["mail", "deliver", "--once"], 0),
     (["mail", "show"], 0),
     (["blocks", "add", "--ip", "198.51.100.7", "--reason", "uji"], 0),

@@ -17,12 +17,14 @@ from guardsvc.nodes import fingerprints, service
 from guardsvc.nodes.models import FleetKey, Node
 from guardsvc.storage import clock
 from guardsvc.storage.revisions import code_revisions
+from tests.migration_files import head_revision
 from tests.openapi_checks import operations
 from tests.pages_support import sign_in_session, text_of
 from tests.test_metrics import TOKEN, value
 from tests.test_settings import clean_env  # noqa: F401  (fixture)
 from tests.test_statement_budget import statements  # noqa: F401  (fixture)
 
+HEAD = head_revision()
 INTERVAL = 15.0
 
 
@@ -37,7 +39,7 @@ def moment(monkeypatch, app):
 
 def a_node(name="node-a", key=None, kind=service.WEB, started_ago=60, now=None):
     started = (now or clock.utcnow()) - timedelta(seconds=started_ago)
-    return service.ThisNode(key or f"key-{name}", name, "0.1.0", "0033_nodes", started, kind)
+    return service.ThisNode(key or f"key-{name}", name, "0.1.0", HEAD, started, kind)
 
 
 def report_as(app, node, **settings):
@@ -180,7 +182,7 @@ def test_flask_nodes_names_the_node_whose_shared_setting_differs(app, moment, ru
     lines = done.output.splitlines()
     assert done.exit_code == 1
     assert [line.split("\t")[0] for line in lines[:2]] == ["node-a", "node-b"]  # the earliest start first
-    assert "version 0.1.0" in lines[0] and "schema 0033_nodes" in lines[0] and "seen 0 s ago" in lines[0]
+    assert "version 0.1.0" in lines[0] and f"schema {HEAD}" in lines[0] and "seen 0 s ago" in lines[0]
     assert lines[2:] == ["GUARDSVC_FORWARD_AUTH_SECRET differs on node-b"]
     # A third node that agrees with node-b: node-a is now the odd one.
     report_as(app, a_node("node-c", now=moment[0], started_ago=10), FORWARD_AUTH_SECRET="rahasia-lain")

@@ -47,6 +47,7 @@ CONTENT_RULES = {
     "createAllowEntry": "exactly one of ip and device_id; a range without host bits; no IPv6 zone id",
     "checkBlock": "ip or device_id, at least one",
     "selfRelease": "a proof of work is checked by its content: signature, solution, expiry, client",
+    "decideTicketGroup": "only an approval lifts the block (lift_block with a rejection is refused)",
 }
 CHALLENGE_DEVICE = "seed-self-release-asks"  # blocked, may release itself: asks for challenges
 RELEASE_DEVICE = "seed-self-release-solves"  # blocked, may release itself: releases by a solved proof
@@ -97,6 +98,10 @@ class Seeder:
         self.call("POST", f"/api/guard/unblock-tickets/{self.tickets[0]}/respond", 200,
                   json={"action": "reject", "admin_notes": "Ditolak untuk uji."}, headers=self.admin)
         self.block(ip="203.0.113.0/24")
+        for number in (1, 2):  # a group of appeals under that range, for the group decision
+            with self.app.app_context():
+                submit_ticket(Client(f"203.0.113.{number}", f"seed-wave-{number}", None, "Seeder/1.0"), **submit_body())
+                db.session.commit()
         self.block(device_id="seed-blocked-device")
         self.call("POST", f"/api/admin/blocks/{self.block(ip='198.51.100.9')}/lift", 200,
                   json={"reason": "Selesai"}, headers=self.admin)

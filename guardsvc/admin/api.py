@@ -5,8 +5,9 @@ from marshmallow import fields
 
 from guardsvc import messages
 from guardsvc.accounts.roles import ADMINS
-from guardsvc.admin.schemas import TicketDetailSchema, TicketListQuerySchema, TicketSummarySchema
-from guardsvc.appeals import service as appeals
+from guardsvc.admin.schemas import TicketDetailSchema, TicketGroupSchema, TicketListQuerySchema, TicketSummarySchema
+from guardsvc.appeals import groups, service as appeals
+from guardsvc.appeals.schemas import GroupDecidedSchema, GroupDecisionSchema
 from guardsvc.audit import service as audit
 from guardsvc.audit.schemas import AuditEventSchema
 from guardsvc.blocks import service as blocks
@@ -14,11 +15,13 @@ from guardsvc.blocks.schemas import (BlockCreateSchema, BlockLiftSchema, BlockLi
                                      BlockSelfReleaseSchema)
 from guardsvc.nodes import service as nodes
 from guardsvc.nodes.schemas import FleetSchema
+from guardsvc.storage.deadline import allow_up_to
 from guardsvc.web.doors import json_door
 from guardsvc.web.identity import client_ip
 from guardsvc.web.jsonio import ok
-from guardsvc.web.listing import PaginationSchema, SearchQuerySchema
-from guardsvc.web.operations import BLOCK_REFERENCE, TICKET_NUMBER, Envelope, Link, Tag, operation
+from guardsvc.web.listing import PageQuerySchema, PaginationSchema, SearchQuerySchema
+from guardsvc.web.operations import (BLOCK_REFERENCE, GROUP_NOT_DECIDED_ERROR, TICKET_NUMBER, Envelope, Failure,
+                                     Link, Tag, operation)
 
 bp = json_door(Blueprint("admin_api", __name__, url_prefix="/api/admin"))
 ADMIN = Tag("Administrator", "Antrean tiket, blokir, log audit, dan node yang melayani (hanya administrator).")
@@ -59,6 +62,37 @@ def show_ticket(ticket_number):
     data = TicketDetailSchema().dump(ticket)
     data["earlier_tickets"] = TicketSummarySchema().dump(appeals.earlier_tickets(ticket), many=True)
     return ok(data=data)
+
+
+@bp.get("/ticket-groups")
+@operation("listTicketGroups", "Tiket menurut blokir penyebabnya", ADMIN,
+           {200: page_of(TicketGroupSchema, "TicketGroupPageResponse")}, roles=ADMINS, query=PageQuerySchema,
+           description="Per blokir yang punya tiket menunggu: referensi, sasaran, asal, jumlah tiket menunggu "
+                       "dan umur yang tertua; kelompok terbesar dahulu. Tiket tanpa blokir membentuk satu "
+                       "kelompok sendiri (`reference` null).")
+def list_ticket_groups(query):
+    """Pending tickets grouped by the block they were made under, largest groups first."""
+    return _page(groups.list_groups(**query), TicketGroupSchema())
+
+
+@bp.post("/ticket-groups/<path:reference>/decide")
+@operation("decideTicketGroup", "Putuskan semua tiket satu blokir", ADMIN,
+           {200: Envelope(GroupDecidedSchema, message=True, name="TicketGroupDecidedResponse")},
+           roles=ADMINS, body=GroupDecisionSchema, path_params={"reference": BLOCK_REFERENCE},
+           errors={404: "Referensi blokir tidak ditemukan.",
+                   409: Failure("Tidak ada yang diputuskan (`decided` 0): kelompok ini sudah diputuskan, atau "
+                                "blokir yang akan dibuka (`lift_block`) sudah dibuka.", (GROUP_NOT_DECIDED_ERROR,))},
+           description="Setiap tiket menunggu dari blokir ini mendapat keputusan, catatan (kosong: catatan baku "
+                       "dalam bahasa pemohon), e-mail, catatan audit dan peristiwa webhook sendiri, sama seperti "
+                       "diputuskan satu per satu. `lift_block` (hanya dengan `approved`) membuka blokir itu "
+                       "sendiri, rentang pun; tanpa itu setiap pemohon mendapat daftar izin yang tepat dan "
+                       "sementara.")
+def decide_ticket_group(reference, data):
+    """Decide every pending ticket of one block at once; the answer says how many were decided."""
+    allow_up_to(groups.GROUP_DECISION_SECONDS)
+    result = groups.decide_group(reference, data["decision"], notes=data["notes"], lift_block=data["lift_block"],
+                                 actor=current_user, origin_ip=client_ip())
+    return ok(message=groups.decision_message(result), data=GroupDecidedSchema().dump(result))
 
 
 @bp.get("/blocks")

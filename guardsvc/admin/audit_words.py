@@ -34,6 +34,8 @@ DETAILS = {
     "stored": messages.AUDIT_COUNT_STORED, "presented": messages.AUDIT_COUNT_PRESENTED,
     "country": messages.AUDIT_COUNTRY, "entries": messages.AUDIT_ENTRIES, "source": messages.AUDIT_SOURCE,
     "min_count": messages.AUDIT_MIN_COUNT,
+    "decision": messages.AUDIT_DECISION, "decided": messages.AUDIT_DECIDED, "lift_block": messages.AUDIT_LIFT_BLOCK,
+    "group": messages.AUDIT_GROUP,
 }
 
 _CHOICES = {
@@ -41,6 +43,7 @@ _CHOICES = {
     "purpose": {"second_factor": messages.AUDIT_PURPOSE_SECOND_FACTOR,
                 "passwordless": messages.AUDIT_PURPOSE_PASSWORDLESS},
     "origin": {"crowdsec": "CrowdSec"},
+    "decision": {"approved": messages.TICKET_APPROVED_LABEL, "rejected": messages.TICKET_REJECTED_LABEL},
     # why a sign-in asked for an e-mailed code (guardsvc.signin.models.VERIFY_REASONS); other reasons are free text
     "reason": {"new_country": messages.AUDIT_REASON_NEW_COUNTRY, "fast_travel": messages.AUDIT_REASON_FAST_TRAVEL},
 }

@@ -5,12 +5,13 @@ from flask_login import current_user
 from guardsvc import messages
 from guardsvc.storage import clock
 from guardsvc.admin.access import require_admin
-from guardsvc.admin.chart import stacked_columns
+from guardsvc.admin.chart import age_columns, stacked_columns
 from guardsvc.admin.desk import template_text, ticket_desk_context
 from guardsvc.admin.schemas import TicketListQuerySchema
 from guardsvc.appeals import service as appeals
 from guardsvc.appeals.approval import preview_approval
-from guardsvc.appeals import desk
+from guardsvc.appeals import desk, groups
+from guardsvc.appeals.service_levels import desk_levels
 from guardsvc.appeals.desk import answered_since_asked
 from guardsvc.appeals.schemas import TicketDecisionSchema
 from guardsvc.appeals.statuses import PENDING
@@ -36,6 +37,7 @@ bp = Blueprint("admin_pages", __name__, url_prefix="/admin")
 bp.before_request(require_admin)
 
 CHART_DAYS = 14
+TOP_GROUPS = 5  # the largest groups of tickets by block, on the queue page
 DECISION_FIELDS = ("action", "admin_notes")
 # One checkbox per range covering the appellant, valued with the range's reference.
 LIFT_RANGE_FIELD = "lift_range"
@@ -57,11 +59,14 @@ def queue():
     if "status" not in request.args:
         filters["status"] = PENDING
     page = appeals.search_tickets(**filters, oldest_first=filters["status"] == PENDING)
+    now = clock.utcnow()
+    levels = desk_levels(now)
     return render_template(
-        "admin/queue.html", page=page, filters=filters, now=clock.utcnow(),
+        "admin/queue.html", page=page, filters=filters, now=now,
         answered=answered_since_asked([t.id for t in page.items]), counts=appeals.count_by_status(),
         count_cap=COUNT_CAP, chart=stacked_columns(appeals.tickets_per_day(CHART_DAYS)),
-        passkey_holders=count_passkey_holders(), node_disagreements=nodes.count_disagreements())
+        passkey_holders=count_passkey_holders(), node_disagreements=nodes.count_disagreements(), levels=levels,
+        age_chart=age_columns(levels.bands), top_groups=groups.list_groups(per_page=TOP_GROUPS))
 
 
 def render_ticket(ticket_number, *, values=None, errors=None, desk_values=None, desk_errors=None, status=200):
@@ -161,11 +166,16 @@ def lift_block(reference):
 
 @bp.post("/blokir/<path:reference>/lepas-sendiri")
 def switch_self_release(reference):
-    """Let the person under a block release it by a proof of work (``aktif=1``), or not (POST + CSRF)."""
+    """Let the person under a block release it by a proof of work (``aktif=1``), or not (POST + CSRF).
+
+    Back to the block list, or to the block's group of tickets when the switch was there (``kembali=kelompok``).
+    """
     on = request.form.get("aktif") == "1"
     block = blocks.set_self_release(reference, on, actor=current_user, origin_ip=client_ip())
     message = messages.SELF_RELEASE_SWITCHED_ON if on else messages.SELF_RELEASE_SWITCHED_OFF
     flash(message.format(reference=block.reference), "success")
+    if request.form.get("kembali") == "kelompok":
+        return redirect(url_for("admin_group_pages.group", reference=block.reference), code=303)
     return redirect(url_for(".block_list", _anchor=block.reference), code=303)
 
 

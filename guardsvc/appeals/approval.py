@@ -2,7 +2,8 @@
 
 ``preview_approval`` is read-only and says what an approval will do; the
 decision page shows it and ``carry_out`` does exactly what it says, so what the
-administrator saw and what happened cannot drift apart.
+administrator saw and what happened cannot drift apart. A group decision plans
+and carries out the approvals of all its tickets together (``preview_approvals``).
 """
 from dataclasses import dataclass, field
 from datetime import timedelta
@@ -12,10 +13,10 @@ from flask import current_app
 from guardsvc import messages
 from guardsvc.stored_texts import for_storage
 from guardsvc.storage import clock
-from guardsvc.blocks.allows import add_allow_entry, allow_entry_for
+from guardsvc.blocks.allows import add_allow_entries, allow_entries_for
 from guardsvc.blocks.models import APPROVAL, target_kind
 from guardsvc.blocks.networks import canonical_network, display_target
-from guardsvc.blocks.service import blocks_on_client, lift_blocks
+from guardsvc.blocks.service import blocks_on_clients, lift_blocks
 from guardsvc.crowdsec.source import queue_decision_deletions
 from guardsvc.webhooks.fail2ban import queue_unbans
 from guardsvc.web.identity import device_label
@@ -28,7 +29,7 @@ class ApprovalPlan:
     exact: list = field(default_factory=list)  # blocks on exactly this client: always lifted
     ranges: list = field(default_factory=list)  # active ranges that cover the client
     chosen_ranges: list = field(default_factory=list)  # ranges the administrator lifts as well
-    allow: dict | None = None  # add_allow_entry's target: the address, with the device when there is one
+    allow: dict | None = None  # add_allow_entries's target: the address, with the device when there is one
 
     @property
     def to_lift(self):
@@ -74,26 +75,65 @@ def preview_approval(ticket, lift_ranges=False):
     exist now (a later block wins). None is added when an active allow entry
     already matches the client.
     """
-    plan = ApprovalPlan()
-    for block in blocks_on_client(ticket.ip_address, ticket.device_id):
-        (plan.ranges if target_kind(block) == "cidr" else plan.exact).append(block)
-    plan.chosen_ranges = _chosen(plan.ranges, lift_ranges)
-    if plan.kept_ranges and allow_entry_for(ticket.ip_address, ticket.device_id) is None:
-        plan.allow = {"network": canonical_network(ticket.ip_address), "paired_device_id": ticket.device_id,
-                      "device_issued": ticket.device_issued, "made_by": APPROVAL}
-    return plan
+    return preview_approvals([ticket], lift_ranges)[0]
 
 
-def carry_out(ticket, plan, *, actor=None, origin_ip=None):
-    """Lift the plan's blocks and add its allow entry; returns (lifted blocks, allow entries)."""
-    # Stored as its message id with the ticket: every reader reads it in their own language.
-    reason = for_storage(messages.APPEAL_APPROVED_LIFT_REASON, ticket=ticket.ticket_number)
-    lifted = lift_blocks(plan.to_lift, actor=actor, reason=reason)
-    queue_decision_deletions(lifted)  # a block imported from CrowdSec: delete that decision there, by its id
-    queue_unbans(display_target(block.network) for block in lifted if target_kind(block) == "ip")  # fail2ban too
-    entries = []
-    if plan.allow:
-        until = clock.utcnow() + timedelta(days=current_app.config["APPEAL_ALLOW_DAYS"])
-        entries.append(add_allow_entry(**plan.allow, expires_at=until, reason=reason, actor=actor,
-                                       origin_ip=origin_ip))
-    return lifted, entries
+def preview_approvals(tickets, lift_ranges=False):
+    """``preview_approval`` of each ticket, as approving them one after the other would plan them.
+
+    The blocks and allow entries of all the clients are read together
+    (``blocks_on_clients``, ``allow_entries_for``). An allow entry planned for
+    an earlier ticket counts as existing for the later ones, as it would once
+    that approval was made: only an entry without a device can match another
+    ticket (an entry paired with a device matches that device, which has one
+    pending ticket at most).
+    """
+    clients = [(ticket.ip_address, ticket.device_id) for ticket in tickets]
+    planned = {}  # network -> an allow entry planned here for any device there
+    plans = []
+    for ticket, on_client, existing in zip(tickets, blocks_on_clients(clients), allow_entries_for(clients)):
+        plan = ApprovalPlan()
+        for block in on_client:
+            (plan.ranges if target_kind(block) == "cidr" else plan.exact).append(block)
+        plan.chosen_ranges = _chosen(plan.ranges, lift_ranges)
+        if plan.kept_ranges and existing is None and not _planned_for(planned, ticket):
+            plan.allow = {"network": canonical_network(ticket.ip_address), "paired_device_id": ticket.device_id,
+                          "device_issued": ticket.device_issued}
+            if ticket.device_id is None:
+                planned[plan.allow["network"]] = plan.allow
+        plans.append(plan)
+    return plans
+
+
+def _planned_for(planned, ticket):
+    return planned and canonical_network(ticket.ip_address) in planned
+
+
+def lift_approved(blocks, *, actor=None, reason=None):
+    """Lift ``blocks`` because an appeal was approved; returns those this call lifted.
+
+    A block imported from CrowdSec has that decision deleted there, by its id,
+    and fail2ban is told to unban a single address: through the outbox, in this transaction.
+    """
+    lifted = lift_blocks(blocks, actor=actor, reason=reason)
+    queue_decision_deletions(lifted)
+    queue_unbans(display_target(block.network) for block in lifted if target_kind(block) == "ip")
+    return lifted
+
+
+def carry_out(tickets, plans, *, actor=None, origin_ip=None):
+    """Lift each plan's blocks and add its allow entry; ``[(lifted blocks, allow entries)]`` per ticket.
+
+    A block two plans share (a single address two devices appealed from) is
+    lifted by the first; the allow entries go in together.
+    """
+    lifted, wanted = [], []
+    for ticket, plan in zip(tickets, plans):
+        # Stored as its message id with the ticket: every reader reads it in their own language.
+        reason = for_storage(messages.APPEAL_APPROVED_LIFT_REASON, ticket=ticket.ticket_number)
+        lifted.append(lift_approved(plan.to_lift, actor=actor, reason=reason))
+        if plan.allow:
+            wanted.append({**plan.allow, "reason": reason})
+    until = clock.utcnow() + timedelta(days=current_app.config["APPEAL_ALLOW_DAYS"])
+    added = iter(add_allow_entries(wanted, expires_at=until, actor=actor, origin_ip=origin_ip, made_by=APPROVAL))
+    return [(blocks, [next(added)] if plan.allow else []) for blocks, plan in zip(lifted, plans)]

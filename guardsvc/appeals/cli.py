@@ -1,11 +1,13 @@
 """``flask tickets ...``."""
 import click
 
-from guardsvc.appeals import service
-from guardsvc.appeals.statuses import STATUSES
+from guardsvc.appeals import groups, service
+from guardsvc.appeals.schemas import GroupDecisionSchema
+from guardsvc.appeals.statuses import APPROVED, REJECTED, STATUSES
 from guardsvc.cli.support import echo_rows, json_option, run_or_exit
 from guardsvc.storage.clock import isoformat
 from guardsvc.storage.transaction import CommandGroup
+from guardsvc.web.schema_fields import load_or_raise
 
 tickets_cli = CommandGroup("tickets", help="Review unblock appeal tickets.")
 
@@ -48,3 +50,24 @@ def decide(ticket, action, notes, lift_ranges):
         click.echo(f"lifted {block.reference} ({block.target})")
     for entry in result.allow_entries:
         click.echo(f"allowed {entry.target} (allow entry {entry.id})")
+
+
+@tickets_cli.command("decide-block")
+@click.argument("reference")
+@click.option("--approve", "decision", flag_value=APPROVED, help="Grant every pending appeal of the block.")
+@click.option("--reject", "decision", flag_value=REJECTED, help="Refuse every pending appeal of the block.")
+@click.option("--notes", default=None, help="Notes every appellant will read (default: each in their language).")
+@click.option("--lift", is_flag=True, help="On approval, lift the block itself (a range too) instead of allowing "
+                                          "each client.")
+def decide_block(reference, decision, notes, lift):
+    """Approve or reject every pending ticket made under block REFERENCE at once; prints how many."""
+    if decision is None:
+        raise click.UsageError("say --approve or --reject")
+    data = run_or_exit(load_or_raise, GroupDecisionSchema(), {"decision": decision, "notes": notes, "lift_block": lift})
+    result = run_or_exit(groups.decide_group, reference, data["decision"], notes=data["notes"],
+                         lift_block=data["lift_block"])
+    click.echo(groups.decision_message(result))
+    for block in sorted(set(result.lifted_blocks), key=lambda block: block.reference):
+        click.echo(f"lifted {block.reference} ({block.target})")
+    if result.allow_entries:
+        click.echo(f"allowed {result.allow_entries} client(s) past the block (exact, temporary allow entries)")

@@ -17,6 +17,7 @@ from guardsvc.appeals.conversation_models import (ADMIN, APPELLANT, NOTE, VISIBL
                                                   TicketSecret)
 from guardsvc.appeals.models import UnblockTicket
 from guardsvc.appeals.notify import confirmation_mail, queue_message_mail
+from guardsvc.appeals.service_levels import mark_first_answer
 from guardsvc.audit.service import record_event
 from guardsvc.web.errors import InvalidState, NotFound
 from guardsvc.extensions import db
@@ -142,6 +143,7 @@ def post_as_admin(ticket, body, kind, *, actor, origin_ip=None):
         raise InvalidState(messages.CONVERSATION_CLOSED)
     message = _add(ticket, kind, body, actor)
     if kind == ADMIN:
+        mark_first_answer(ticket)
         queue_message_mail(ticket, body, new_private_link(ticket))
     record_event(f"ticket.{kind}", ticket.ticket_number, actor=actor, ip_address=origin_ip)
     return message

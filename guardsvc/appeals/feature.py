@@ -3,6 +3,7 @@ from guardsvc import messages
 from guardsvc.appeals import api, conversation_views, retention, views
 from guardsvc.appeals.cli import tickets_cli
 from guardsvc.appeals.service import count_pending
+from guardsvc.appeals.service_levels import oldest_pending_age_seconds
 from guardsvc.features import Feature
 
 FEATURE = Feature(
@@ -10,7 +11,11 @@ FEATURE = Feature(
     blueprints=(api.bp, views.bp, conversation_views.bp),
     commands=(tickets_cli,),
     retention_rules=retention.RULES,
-    gauges={"guardsvc_pending_tickets": ("Tickets waiting for a decision.", count_pending)},
+    gauges={
+        "guardsvc_pending_tickets": ("Tickets waiting for a decision.", count_pending),
+        "guardsvc_oldest_pending_ticket_age_seconds": ("Age of the oldest ticket waiting for a decision (0: none).",
+                                                       oldest_pending_age_seconds),
+    },
     audit_actions={
         "ticket.approved": messages.AUDIT_TICKET_APPROVED,
         "ticket.rejected": messages.AUDIT_TICKET_REJECTED,
@@ -18,5 +23,6 @@ FEATURE = Feature(
         "ticket.released": messages.AUDIT_TICKET_RELEASED,
         "ticket.admin": messages.AUDIT_TICKET_MESSAGE,
         "ticket.note": messages.AUDIT_TICKET_NOTE,
+        "tickets.group_decided": messages.AUDIT_GROUP_DECIDED,
     },
 )

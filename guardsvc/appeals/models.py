@@ -35,6 +35,11 @@ class UnblockTicket(db.Model):
         Index("ix_unblock_tickets_pending_ip_address", "ip_address",
               sqlite_where=PENDING_ONLY, postgresql_where=PENDING_ONLY),
         Index("ix_unblock_tickets_device_id", "device_id"),
+        # The desk's groups: pending tickets by the block they were made under, oldest first in each.
+        Index("ix_unblock_tickets_pending_block", "block_id", "created_at",
+              sqlite_where=PENDING_ONLY, postgresql_where=PENDING_ONLY),
+        # The desk's service levels: the tickets decided in the last days.
+        Index("ix_unblock_tickets_resolved_at", "resolved_at"),
     )
 
     id: Mapped[int] = mapped_column(primary_key=True)
@@ -61,6 +66,8 @@ class UnblockTicket(db.Model):
     resolved_at: Mapped[datetime | None]
     resolved_by_id: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
     admin_notes: Mapped[str | None] = mapped_column(Text)
+    # The first answer of an administrator: a decision, or a message to the appellant (not an internal note).
+    first_answered_at: Mapped[datetime | None]
     # Set when the appellant first opened a private link sent to ``email``.
     email_verified_at: Mapped[datetime | None]
     # The administrator working on the ticket; taken with a conditional UPDATE (appeals.desk).

@@ -12,11 +12,12 @@ def status_url(ticket_number):
     return external_url("appeal_pages.check_status", tiket=ticket_number)
 
 
-def queue_decision_mail(ticket):
-    """Queue the decision e-mail to the ticket's address, in the deciding transaction (in the appeal's language)."""
+def decision_mail(ticket):
+    """The decision e-mail to the ticket's address, composed in the appeal's language, to be stored in the
+    deciding transaction (``outbox.service.store_mails``)."""
     with in_language(ticket.language):
         decision = label(ticket.status)
-        return queue_mail(
+        return compose_mail(
             "appeal_decision", ticket.email,
             messages.DECISION_MAIL_SUBJECT.format(ticket=ticket.ticket_number, decision=decision.lower()),
             "appeal_decision",

@@ -38,14 +38,27 @@ class TicketStatusSchema(BaseSchema):
     admin_notes = Nullable()
 
 
+# What an administrator may write to the appellant with a decision.
+NOTES_MAX = 1000
+
+
 class TicketDecisionSchema(BaseSchema):
     """An administrator's decision."""
 
     action = Choice(("approve", "reject"), required=True)
-    admin_notes = Text(max_length=1000, multiline=True, load_default=None, blank_as_none=True,
+    admin_notes = Text(max_length=NOTES_MAX, multiline=True, load_default=None, blank_as_none=True,
                        allow_none=True)
     # On approval, also lift the CIDR ranges that cover the client (never by default).
     lift_ranges = Flag(load_default=False)
+
+
+class GroupDecisionSchema(BaseSchema):
+    """One decision for every pending ticket of a block (contract section 18)."""
+
+    decision = Choice(("approved", "rejected"), required=True)
+    notes = Text(max_length=NOTES_MAX, multiline=True, load_default=None, blank_as_none=True, allow_none=True)
+    # On approval, lift the block itself (a range too); else each client gets its exact allow entry.
+    lift_block = Flag(load_default=False)
 
 
 MESSAGE_MAX = 2000
@@ -87,3 +100,19 @@ class TicketDecidedSchema(TicketStatusSchema):
     lifted_blocks = fields.Function(lambda decision: [block.reference for block in decision.lifted_blocks],
                                     metadata={"type": "array", "items": {"type": "string"}})
     allow_entries = fields.List(fields.Nested(AllowEntryRefSchema))
+
+
+class GroupDecidedSchema(BaseSchema):
+    """What one decision of a group did: how many tickets it decided, and which."""
+
+    reference = fields.String(attribute="block.reference")
+    decision = fields.String(attribute="status", metadata={"enum": ["approved", "rejected"]})
+    decided = fields.Integer(metadata={"description": "How many tickets this request decided."})
+    tickets = fields.Function(lambda result: [ticket.ticket_number for ticket in result.tickets],
+                              metadata={"type": "array", "items": {"type": "string"}})
+    lifted_block = fields.Boolean(metadata={"description": "The group's block was lifted (`lift_block`)."})
+    lifted_blocks = fields.Function(lambda result: sorted({block.reference for block in result.lifted_blocks}),
+                                    metadata={"type": "array", "items": {"type": "string"},
+                                              "description": "Every block lifted: the group's own, and those on "
+                                                             "exactly one appellant."})
+    allow_entries = fields.Integer(metadata={"description": "How many exact, temporary allow entries were made."})

@@ -8,16 +8,18 @@ from sqlalchemy import Integer, and_, bindparam, func, or_, select, update
 from guardsvc import messages
 from guardsvc.storage import clock, codes
 from guardsvc.appeals.conversation import prepare_confirmation, store_confirmation
-from guardsvc.appeals.approval import carry_out, preview_approval
+from guardsvc.appeals.approval import carry_out, preview_approvals
 from guardsvc.appeals.events import queue_ticket_event
 from guardsvc.appeals.models import PENDING_ONLY, UnblockTicket
 from guardsvc.appeals.statuses import APPROVED, PENDING, REJECTED, STATUSES
-from guardsvc.appeals.notify import queue_decision_mail
+from guardsvc.appeals.notify import decision_mail
+from guardsvc.appeals.service_levels import observe_decision
 from guardsvc.audit.service import record_event
 from guardsvc.blocks.service import find_active_block_id
 from guardsvc.web.errors import Cooldown, InvalidState, NotFound, TooManyPending
 from guardsvc.extensions import db
 from guardsvc.storage.inserts import insert_unless_conflict
+from guardsvc.outbox.service import store_mails
 from guardsvc.web.listing import COUNT_CAP, capped_count, contains_text, paginate
 from guardsvc.metrics import counters as metrics
 from guardsvc.web.locale import in_language
@@ -176,48 +178,86 @@ def ticket_status(ticket_number):
         _PUBLIC_STATUS, {"number": number}).first())
 
 
+def default_notes(status, language):
+    """The notes an appellant reads when the administrator wrote none: in the appeal's language."""
+    with in_language(language):
+        return str(DEFAULT_NOTES[status])
+
+
+def decided_values(status, notes, actor, now):
+    """The columns a decision sets on a pending ticket (one conditional UPDATE, one ticket or many)."""
+    return {"status": status, "resolved_at": now, "admin_notes": notes,
+            "resolved_by_id": actor.id if actor else None,
+            # A decision answers too: the first answer, unless a message to the appellant came before.
+            "first_answered_at": func.coalesce(UnblockTicket.first_answered_at, now)}
+
+
 def decide_ticket(ticket_number, action, *, actor=None, notes=None, origin_ip=None, lift_ranges=False):
     """Approve or reject a pending ticket; returns a Decision.
 
     The status change is one conditional UPDATE (``WHERE status = 'pending'``),
     so of two concurrent decisions exactly one changes a row; the other gets
-    InvalidState (409). An approval lifts the blocks on exactly this client and
-    allows it past a range that still covers it (``approval.preview_approval``;
-    ``lift_ranges`` lifts ranges too); that, the audit entry, the decision
-    e-mail and the ``ticket.decided`` webhook event happen in the same
+    InvalidState (409). What follows (``follow_decision``) happens in the same
     transaction. ``actor`` None means the command line.
     """
     ticket = find_ticket(ticket_number)
     status = DECISIONS[action]
-    if not notes:
-        with in_language(ticket.language):  # the appellant reads them: written in the appeal's language
-            notes = str(DEFAULT_NOTES[status])
-    now = clock.utcnow()
+    notes = notes or default_notes(status, ticket.language)  # the appellant reads them
     changed = db.session.execute(
         update(UnblockTicket)
         .where(UnblockTicket.id == ticket.id, UnblockTicket.status == PENDING)
-        .values(status=status, resolved_at=now, admin_notes=notes,
-                resolved_by_id=actor.id if actor else None)
+        .values(**decided_values(status, notes, actor, clock.utcnow()))
         .execution_options(synchronize_session=False)
     ).rowcount
     if changed != 1:
         raise InvalidState(messages.TICKET_NOT_PENDING)
     db.session.refresh(ticket)
-    decision = Decision(ticket)
-    if status == APPROVED:
-        decision.lifted_blocks, decision.allow_entries = carry_out(
-            ticket, preview_approval(ticket, lift_ranges), actor=actor, origin_ip=origin_ip)
-        ticket.access_opened = bool(decision.lifted_blocks or decision.allow_entries)
-    record_event(f"ticket.{status}", ticket.ticket_number, actor=actor, ip_address=origin_ip, details={
-        "notes": notes, "lifted_blocks": [block.reference for block in decision.lifted_blocks],
-        "allow_entries": [entry.id for entry in decision.allow_entries],
-        **({"site": ticket.site} if ticket.site else {})})
-    queue_decision_mail(ticket)
-    queue_ticket_event("ticket.decided", ticket, access_opened=ticket.access_opened,
-                       lifted_blocks=[block.reference for block in decision.lifted_blocks],
-                       allow_entries=len(decision.allow_entries))
-    metrics.TICKETS_DECIDED.labels(status).inc()
-    return decision
+    return follow_decision(ticket, actor=actor, origin_ip=origin_ip, lift_ranges=lift_ranges)
+
+
+def follow_decision(ticket, *, actor=None, origin_ip=None, lift_ranges=False):
+    """What deciding ``ticket`` (its status already changed) does besides the status; a Decision.
+
+    An approval lifts the blocks on exactly this client and allows it past a
+    range that still covers it (``approval.preview_approval``; ``lift_ranges``
+    lifts ranges too); then the audit entry, the decision e-mail in the appeal's
+    language, the ``ticket.decided`` webhook event and the metrics.
+    """
+    return follow_decisions([ticket], actor=actor, origin_ip=origin_ip, lift_ranges=lift_ranges)[0]
+
+
+def follow_decisions(tickets, *, actor=None, origin_ip=None, lift_ranges=False, group=None):
+    """``follow_decision`` for each of ``tickets``, as deciding them one after the other would; Decisions.
+
+    A group decision (``group``: its block's reference, named in each audit
+    entry) comes here with all its tickets: their approvals are planned and
+    carried out together and their e-mails stored in one statement, so a
+    thousand tickets cost a few statements per ticket, not a dozen.
+    """
+    decisions = [Decision(ticket) for ticket in tickets]
+    approved = [decision for decision in decisions if decision.ticket.status == APPROVED]
+    if approved:
+        approved_tickets = [decision.ticket for decision in approved]
+        outcomes = carry_out(approved_tickets, preview_approvals(approved_tickets, lift_ranges), actor=actor,
+                             origin_ip=origin_ip)
+        for decision, (lifted, entries) in zip(approved, outcomes):
+            decision.lifted_blocks, decision.allow_entries = lifted, entries
+            decision.ticket.access_opened = bool(lifted or entries)
+    mails = []
+    for decision in decisions:
+        ticket = decision.ticket
+        lifted = [block.reference for block in decision.lifted_blocks]
+        record_event(f"ticket.{ticket.status}", ticket.ticket_number, actor=actor, ip_address=origin_ip, details={
+            "notes": ticket.admin_notes, "lifted_blocks": lifted,
+            "allow_entries": [entry.id for entry in decision.allow_entries],
+            **({"site": ticket.site} if ticket.site else {}), **({"group": group} if group else {})})
+        mails.append(decision_mail(ticket))
+        queue_ticket_event("ticket.decided", ticket, access_opened=ticket.access_opened, lifted_blocks=lifted,
+                           allow_entries=len(decision.allow_entries))
+        metrics.TICKETS_DECIDED.labels(ticket.status).inc()
+        observe_decision(ticket)
+    store_mails(mails)
+    return decisions
 
 
 def list_tickets(status=None, limit=100, offset=0):

@@ -9,8 +9,7 @@ from guardsvc import messages
 from guardsvc.storage import clock
 from guardsvc.audit.service import record_event
 from guardsvc.blocks.models import MANUAL, AllowEntry, target_kind
-from guardsvc.blocks.networks import candidate_networks
-from guardsvc.blocks.service import checked_expiry, checked_target, filtered
+from guardsvc.blocks.service import checked_expiry, checked_target, filtered, for_each_client
 from guardsvc.web.errors import InvalidState, NotFound
 from guardsvc.extensions import db
 from guardsvc.web.listing import paginate
@@ -28,18 +27,31 @@ def add_allow_entry(*, network=None, device_id=None, reason=None, expires_at=Non
     other than MANUAL (an approval's, a self-release's) yields to blocks created after
     it (``AllowEntry.outranks``).
     """
-    network = checked_target(network, device_id)
+    target = {"network": network, "device_id": device_id, "reason": reason, "paired_device_id": paired_device_id,
+              "device_issued": device_issued}
+    return add_allow_entries([target], expires_at=expires_at, minutes=minutes, actor=actor, origin_ip=origin_ip,
+                             made_by=made_by)[0]
+
+
+def add_allow_entries(targets, *, expires_at=None, minutes=None, actor=None, origin_ip=None, made_by=MANUAL):
+    """``add_allow_entry`` for each of ``targets`` (dicts of its target arguments and ``reason``), in one flush."""
     now = clock.utcnow()
-    entry = AllowEntry(network=network, device_id=device_id, reason=reason, created_at=now,
-                       expires_at=checked_expiry(now, minutes, expires_at),
-                       created_by_id=actor.id if actor else None, paired_device_id=paired_device_id,
-                       made_by=made_by, from_approval=made_by != MANUAL, device_issued=device_issued)
-    db.session.add(entry)
+    until = checked_expiry(now, minutes, expires_at)
+    entries = [AllowEntry(network=checked_target(target.get("network"), target.get("device_id")),
+                          device_id=target.get("device_id"), reason=target.get("reason"), created_at=now,
+                          expires_at=until, created_by_id=actor.id if actor else None,
+                          paired_device_id=target.get("paired_device_id"), made_by=made_by,
+                          from_approval=made_by != MANUAL, device_issued=target.get("device_issued", False))
+               for target in targets]
+    if not entries:
+        return entries
+    db.session.add_all(entries)
     db.session.flush()
-    record_event("allow.created", audit_target(entry), actor=actor, ip_address=origin_ip, details={
-        "kind": target_kind(entry), "reason": reason, "expires_at": clock.isoformat(entry.expires_at),
-        **({"made_by": made_by} if made_by != MANUAL else {})})
-    return entry
+    for entry in entries:
+        record_event("allow.created", audit_target(entry), actor=actor, ip_address=origin_ip, details={
+            "kind": target_kind(entry), "reason": entry.reason, "expires_at": clock.isoformat(entry.expires_at),
+            **({"made_by": made_by} if made_by != MANUAL else {})})
+    return entries
 
 
 def get_allow_entry(entry_id):
@@ -71,20 +83,28 @@ def _active(now):
                 or_(AllowEntry.expires_at.is_(None), AllowEntry.expires_at > now))
 
 
+def allow_matches(entry, prefixes, device_id):
+    """Does the active ``entry`` match a client with these address ``prefixes`` (``service.client_prefixes``) and
+    ``device_id``? Its device; its IP or a range containing the address, an address paired with a device only
+    together with that device."""
+    if entry.network is not None:
+        return entry.network in prefixes and (entry.paired_device_id is None or
+                                              bool(device_id) and entry.paired_device_id == device_id)
+    return bool(device_id) and entry.device_id == device_id
+
+
 def allow_entry_for(ip_address, device_id):
-    """An active allow entry that matches this client (its device, its IP or a range, a paired
-    address only with its device), or None."""
-    matches = []
-    if ip_address:
-        matches.append(and_(AllowEntry.network.in_(candidate_networks(ip_address)),
-                            or_(AllowEntry.paired_device_id.is_(None),
-                                AllowEntry.paired_device_id == (device_id or None))))
-    if device_id:
-        matches.append(AllowEntry.device_id == device_id)
-    if not matches:
-        return None
-    return db.session.scalar(select(AllowEntry).where(or_(*matches), _active(clock.utcnow()))
-                             .order_by(AllowEntry.id).limit(1))
+    """An active allow entry that matches this client (``allow_matches``), or None."""
+    return allow_entries_for([(ip_address, device_id)])[0]
+
+
+def allow_entries_for(clients):
+    """For each ``(ip_address, device_id)``: the first active allow entry that matches it, or None.
+
+    Read for many clients together (``service.for_each_client``).
+    """
+    return for_each_client(clients, AllowEntry, (_active(clock.utcnow()),), lambda found, prefixes, device_id: next(
+        (entry for entry in found if allow_matches(entry, prefixes, device_id)), None))
 
 
 def search_allow_entries(active=None, q=None, page=1, per_page=20):

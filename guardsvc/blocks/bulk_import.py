@@ -41,7 +41,9 @@ READ_EVERY_REFERENCE_FROM = 50_000
 REFERENCE_ATTEMPTS = 3
 IMPORTED_EVENT = "blocks.imported"
 COLUMNS = ("reference", "network", "reason", "created_by_id", "created_at", "expires_at", "device_issued",
-           "self_release")
+           "self_release", "imported_from")
+# blocks.imported_from: the list's name as the desk shows a block's source.
+SOURCE_NAME_LENGTH = 100
 
 
 @dataclass
@@ -146,7 +148,7 @@ def import_blocklist(lines, *, source, reason=None, minutes=None, self_release=F
     networks = sorted(report.networks)
     report.networks = set()
     writer = _RowWriter(db.session.connection(), (reason, actor.id if actor else None, now, expires_at, False,
-                                                  self_release),
+                                                  self_release, source[:SOURCE_NAME_LENGTH]),
                         read_every_reference=len(networks) >= READ_EVERY_REFERENCE_FROM)
     for start in range(0, len(networks), CHUNK_ROWS):
         chunk = networks[start:start + CHUNK_ROWS]

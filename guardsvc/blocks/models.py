@@ -71,6 +71,8 @@ class Block(db.Model):
     self_release: Mapped[bool] = mapped_column(default=False, server_default=false())
     # The other system's own name for where its decision came from (CrowdSec: CAPI, lists, cscli, ...).
     source_origin: Mapped[str | None] = mapped_column(String(32))
+    # The blocklist it was imported from (``flask blocks import``: the file's name); None otherwise.
+    imported_from: Mapped[str | None] = mapped_column(String(100))
 
     created_by = relationship("User", foreign_keys=[created_by_id])
     lifted_by = relationship("User", foreign_keys=[lifted_by_id])

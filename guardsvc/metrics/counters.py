@@ -17,6 +17,15 @@ REQUEST_SECONDS = Histogram("guardsvc_http_request_duration_seconds", "Time to a
 SIGN_INS = Counter("guardsvc_signins", "Sign-in attempts, by result.", ("result",))
 TICKETS_SUBMITTED = Counter("guardsvc_tickets_submitted", "Unblock tickets submitted.")
 TICKETS_DECIDED = Counter("guardsvc_tickets_decided", "Unblock tickets decided, by decision.", ("decision",))
+# The desk's service levels (contract section 18): from a ticket's submission to an administrator's first
+# answer (a decision or a message to the appellant), and to its decision. A minute to a week.
+DESK_BUCKETS = (60, 300, 900, 1800, 3600, 7200, 14400, 28800, 43200, 86400, 172800, 259200, 604800)
+TICKET_FIRST_ANSWER_SECONDS = Histogram(
+    "guardsvc_ticket_first_answer_seconds", "Time from a ticket's submission to an administrator's first answer "
+    "(a decision or a message to the appellant).", buckets=DESK_BUCKETS)
+TICKET_DECISION_SECONDS = Histogram(
+    "guardsvc_ticket_decision_seconds", "Time from a ticket's submission to its decision, by decision.",
+    ("decision",), buckets=DESK_BUCKETS)
 BLOCKS_CREATED = Counter("guardsvc_blocks_created", "Blocks created (by hand, by CLI, imported).")
 BLOCKS_REFUSED = Counter("guardsvc_blocks_refused", "Blocks refused as wider than GUARDSVC_WIDEST_BLOCK or on "
                          "GUARDSVC_NEVER_BLOCK, by source (guardsvc: CLI, API, admin; import; crowdsec).",

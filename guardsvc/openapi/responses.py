@@ -11,8 +11,8 @@ from dataclasses import dataclass, field
 from marshmallow import Schema, fields
 
 from guardsvc.web.operations import (ANY_ROLE, APPEAL_ERROR, BLOCK_REFERENCE_PATTERN, BLOCKED_ERROR,
-                                     COOLDOWN_ERROR, ERROR, OTP_REQUIRED_ERROR, TICKET_NUMBER_PATTERN,
-                                     VALIDATION_ERROR, VERIFICATION_REQUIRED_ERROR, Failure)
+                                     COOLDOWN_ERROR, ERROR, GROUP_NOT_DECIDED_ERROR, OTP_REQUIRED_ERROR,
+                                     TICKET_NUMBER_PATTERN, VALIDATION_ERROR, VERIFICATION_REQUIRED_ERROR, Failure)
 
 UNSAFE_METHODS = frozenset({"post", "put", "patch", "delete"})
 
@@ -56,6 +56,12 @@ class CooldownErrorSchema(ErrorSchema):
     ticket_number = fields.String(metadata={"pattern": TICKET_NUMBER_PATTERN})
 
 
+class GroupNotDecidedErrorSchema(ErrorSchema):
+    """A group decision that decided nothing: the group was decided already, or its block was lifted meanwhile."""
+
+    decided = fields.Integer(required=True, metadata={"enum": [0], "description": "Tidak ada tiket yang diputuskan."})
+
+
 class OtpRequiredErrorSchema(ErrorSchema):
     """The account needs a two-step code from this client."""
 
@@ -77,6 +83,7 @@ class VerificationRequiredErrorSchema(ErrorSchema):
 
 ERROR_SCHEMAS = {ERROR: ErrorSchema, VALIDATION_ERROR: ValidationErrorSchema, BLOCKED_ERROR: BlockedErrorSchema,
                  COOLDOWN_ERROR: CooldownErrorSchema, APPEAL_ERROR: AppealErrorSchema,
+                 GROUP_NOT_DECIDED_ERROR: GroupNotDecidedErrorSchema,
                  OTP_REQUIRED_ERROR: OtpRequiredErrorSchema,
                  VERIFICATION_REQUIRED_ERROR: VerificationRequiredErrorSchema}
 

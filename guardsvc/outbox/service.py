@@ -66,6 +66,12 @@ def store_mail(row):
     return db.session.execute(_INSERT, row).scalar_one()
 
 
+def store_mails(rows):
+    """Insert composed messages in the caller's transaction, all in one statement."""
+    if rows:
+        db.session.execute(OutboxMessage.__table__.insert(), rows)
+
+
 def messages_to(recipient, kind=None):
     """Queued and sent messages for one address, oldest first (for audits and tests)."""
     query = db.select(OutboxMessage).where(OutboxMessage.recipient == recipient)

@@ -41,6 +41,7 @@ COOLDOWN_ERROR = "CooldownError"
 OTP_REQUIRED_ERROR = "OtpRequiredError"
 VERIFICATION_REQUIRED_ERROR = "VerificationRequiredError"
 APPEAL_ERROR = "AppealError"
+GROUP_NOT_DECIDED_ERROR = "GroupNotDecidedError"
 
 
 @dataclass(frozen=True)
