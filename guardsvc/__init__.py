@@ -23,6 +23,7 @@ def create_app(config=None):
         if problems:
             raise SettingsError(problems, heading="guardsvc cannot start, files it needs are missing:")
         app.config.update(load_settings(app.instance_path))
+        refuse_unreadable_breached_list(app)
     except SettingsError as problems:
         if config is not None:  # a caller that builds its own app (tests) handles it
             raise
@@ -58,6 +59,20 @@ def refuse_unconfigured_server():
             "project directory (`gunicorn wsgi:app`), or with `gunicorn -c python:guardsvc.gunicorn_conf "
             "wsgi:app`, or import them into your own configuration file "
             "(`from guardsvc.gunicorn_conf import *`)"])
+
+
+def refuse_unreadable_breached_list(app):
+    """Served by gunicorn: a configured breached-password list this process cannot read stops the start.
+
+    The workers then report what they answer from (``post_worker_init`` in guardsvc.gunicorn_conf).
+    """
+    if "gunicorn.arbiter" not in sys.modules:
+        return
+    from guardsvc.accounts.breached import breached_list_problem
+
+    problem = breached_list_problem(app)
+    if problem is not None:
+        raise SettingsError([problem])
 
 
 def configure_logging(app):
@@ -135,6 +150,7 @@ def init_places(app):
 
 def register_request_hooks(app):
     from guardsvc.web.addresses import require_readable_address
+    from guardsvc.accounts.breached_readers import recheck as recheck_breached_list
     from guardsvc.blocks.guard import init_guard
     from guardsvc.web.errors import render_unexpected
     from guardsvc.web.identity import issue_device_cookie
@@ -145,6 +161,7 @@ def register_request_hooks(app):
     from guardsvc.storage.transaction import init_transactions
 
     app.before_request(assign_request_id)
+    app.before_request(recheck_breached_list)
     app.before_request(require_readable_address)
     init_guard(app)
     app.after_request(issue_device_cookie)

@@ -19,17 +19,18 @@ command lines. What it sets, and why:
   adds up every worker's counts, and each dead worker's live gauges are let go.
 - no control socket unless GUARDSVC_CONTROL_SOCKET names one: its default lives in the
   home folder, which the shipped unit hides (ProtectHome=true).
+- each worker, once started, reports which breached-password list it answers from
+  (``post_worker_init``; ``flask passwords breached-status`` reads the reports).
 
 GUARDSVC_BIND, GUARDSVC_WORKERS and GUARDSVC_THREADS set the address and the sizes; a
 flag on gunicorn's command line still wins over this file, as gunicorn documents.
 """
 import logging
-import os
 import sys
 from pathlib import Path
 
 from guardsvc.config import (SettingsError, instance_path, load_settings, mark_server_configured,
-                             memory_limits_problem, server_settings)
+                             memory_limits_problem, process_alive, server_settings)
 
 try:
     _server = server_settings()
@@ -81,18 +82,15 @@ def _forget_dead_processes(folder):
     folder.mkdir(parents=True, exist_ok=True)
     for path in folder.glob("*.db"):
         pid = path.stem.rpartition("_")[2]
-        if not pid.isdigit() or not _alive(int(pid)):
+        if not pid.isdigit() or not process_alive(int(pid)):
             path.unlink(missing_ok=True)
 
 
-def _alive(pid):
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
+def post_worker_init(worker):
+    """Each worker says which breached-password list it answers from (``passwords breached-status``)."""
+    from guardsvc.accounts.breached_readers import serve
+
+    serve(worker.wsgi)
 
 
 def nworkers_changed(server, new_value, old_value):

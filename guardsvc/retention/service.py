@@ -23,7 +23,8 @@ from guardsvc.extensions import db
 from guardsvc.outbox.models import ERASED_BODY, FINISHED, OutboxMessage
 from guardsvc.sessions.models import UserSession
 from guardsvc.sessions.service import idle_cutoff
-from guardsvc.signin.models import EmailVerification, LoginEvent
+from guardsvc.signin.models import EmailVerification, LoginEvent, SignInCountry
+from guardsvc.signin.verification import KNOWN_COUNTRY_DAYS
 from guardsvc.accounts.models import PasswordReset
 from guardsvc.blocks.models import MANUAL, AllowEntry, EdgeChange
 from guardsvc.webhooks.models import FINISHED as HOOKS_FINISHED, HookDelivery
@@ -68,6 +69,14 @@ def _erase_tickets(ids, now):
 
 def _sign_ins_due(now, config):
     return (LoginEvent.created_at < _days_ago(now, config, "SIGNIN_HISTORY_DAYS"),)
+
+
+def _countries_due(now, config):
+    """A country the new-country rule no longer looks back to (its last sign-in is older than the rule's days).
+
+    Kept that long even when the sign-in history goes sooner: a quiet account's sign-in from
+    elsewhere must still be told from one at home (signin/verification.py)."""
+    return (SignInCountry.last_signed_in_at < now - timedelta(days=KNOWN_COUNTRY_DAYS),)
 
 
 def _sessions_due(now, config):
@@ -173,6 +182,7 @@ def _old_edge_changes_due(now, config):
 RULES = [
     Rule("tickets erased", UnblockTicket, _tickets_due, _erase_tickets),
     Rule("sign-in events deleted", LoginEvent, _sign_ins_due, _delete(LoginEvent)),
+    Rule("sign-in countries deleted", SignInCountry, _countries_due, _delete(SignInCountry)),
     Rule("mail bodies removed", OutboxMessage, _mail_bodies_due, _remove_mail_bodies),
     Rule("finished mail deleted", OutboxMessage, _finished_long_ago(OutboxMessage, FINISHED), _delete(OutboxMessage)),
     Rule("audit entries scrubbed", AuditEvent, _audit_due, _scrub_audit),
