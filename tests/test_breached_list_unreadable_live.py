@@ -10,6 +10,7 @@ account.
 """
 import hashlib
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -24,7 +25,9 @@ from guardsvc.extensions import db
 from tests.cli_processes import CommandProcess
 from tests.live import ROOT, LiveServer, free_port
 
-pytestmark = pytest.mark.live
+# Files of another user need root to be made (chown), and setpriv to be unreadable to the server.
+pytestmark = [pytest.mark.live, pytest.mark.skipif(os.geteuid() != 0 or shutil.which("setpriv") is None,
+                                                   reason="needs root and setpriv (util-linux)")]
 
 LEAKED = "kuda-laut-biru-2026"
 NEWLY_LEAKED = "ikan-pari-hijau-2027"
