@@ -23,7 +23,7 @@ from sqlalchemy import func, select
 from guardsvc.accounts.models import User
 from guardsvc.extensions import db
 from tests.cli_processes import CommandProcess
-from tests.live import ROOT, LiveServer, free_port
+from tests.live import ROOT, LiveServer, free_port, wait_for
 
 # Files of another user need root to be made (chown), and setpriv to be unreadable to the server.
 pytestmark = [pytest.mark.live, pytest.mark.skipif(os.geteuid() != 0 or shutil.which("setpriv") is None,
@@ -197,5 +197,39 @@ def test_no_file_at_all_is_no_list_not_an_error(app, instance, tmp_path, make_us
         code, out, err = flask_command(instance, "users", "create", "baru@example.com", "--name", "Baru",
                                        "--password", FINE)
         assert code == 0, (out, err)
+    finally:
+        server.stop()
+
+
+def test_processes_that_stopped_reporting_are_left_out_then_forgotten(app, instance, tmp_path):
+    from datetime import timedelta
+
+    from guardsvc.accounts.models import BreachedListReader
+    from guardsvc.storage import clock
+
+    now = clock.utcnow()
+    rows = [("node-b", 101, now - timedelta(minutes=5)),  # another node, renewed lately: listed
+            ("node-b", 102, now - timedelta(hours=2)),  # silent for two hours: left out
+            ("node-c", 103, now - timedelta(days=2)),  # silent for two days: left out, forgotten at a start
+            (os.uname().nodename, 2**22 + 7, now)]  # this host, a process that has ended: left out, forgotten
+    with app.app_context():
+        for host, pid, reported_at in rows:
+            db.session.add(BreachedListReader(process=f"{host}:{pid}", host=host, pid=pid, path="/x", state="kept",
+                                              fingerprint="ab" * 32, loaded_at=now, problem="unreadable",
+                                              reported_at=reported_at))
+        db.session.commit()
+    code, out, err = flask_command(instance, "passwords", "breached-status")
+    assert code == 1 and "serving processes (1):\n  node-b:101:" in out, (out, err)
+    assert "left out: 2 not heard from for over an hour" in out
+    server = start_server(instance, tmp_path)  # a server's start forgets what is gone
+
+    def processes():
+        with app.app_context():
+            found = sorted(db.session.scalars(select(BreachedListReader.process)))
+            db.session.remove()
+        return found if len(found) == 4 else None  # the two rows kept and the server's two workers
+
+    try:
+        assert wait_for(processes, "both workers' reports")[:2] == ["node-b:101", "node-b:102"]
     finally:
         server.stop()

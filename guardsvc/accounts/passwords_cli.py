@@ -74,13 +74,15 @@ def breached_status():
     Exits 1 when a serving process cannot read the file (it keeps its last good list, or has none).
     """
     line, fingerprint = _the_file()
-    readers = serving_readers()
+    readers, silent = serving_readers()
     if not readers:
         click.echo("serving processes: none has reported (the server reports when it starts)")
     else:
         click.echo(f"serving processes ({len(readers)}):")
         for row in readers:
             click.echo(_reader_line(row, fingerprint))
+    if silent:
+        click.echo(f"  (left out: {silent} not heard from for over an hour: ended, or no request since)")
     click.echo(line)
     if any(row.state in (KEPT, UNREADABLE) for row in readers):
         raise SystemExit(1)
