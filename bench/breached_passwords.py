@@ -86,11 +86,9 @@ def child_bloom(source, target):
 
 def _bare_lookups(target):
     """The filter alone (SHA-1 and membership), without the per-call settings and file checks of is_breached."""
-    import rbloom
+    from guardsvc.accounts.breached import key_of, read_filter
 
-    from guardsvc.accounts.breached import keep_key, key_of
-
-    bloom = rbloom.Bloom.load(target, keep_key)
+    bloom, _ = read_filter(target)
     timings = []
     for number in range(CHECKS):
         begin = time.perf_counter_ns()

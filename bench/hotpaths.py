@@ -107,7 +107,7 @@ class Databases:
         shutil.rmtree(self.folder, ignore_errors=True)
 
 
-PROXY_SECRET = "bench-proxy-secret"  # what the proxy sends to forward auth
+PROXY_SECRET = "bench-proxy-secret-0123456789abcdefghij"  # what the proxy sends to forward auth (32+)
 
 
 def guardsvc_env(database_url, instance, extra=None):

@@ -5,7 +5,7 @@ from pathlib import Path
 
 from werkzeug.middleware.proxy_fix import ProxyFix
 
-from guardsvc import packaged
+from guardsvc import features, packaged
 from guardsvc.config import SettingsError, instance_path, load_settings
 from guardsvc.web.application import GuardsvcFlask
 
@@ -24,6 +24,8 @@ def create_app(config=None):
         if problems:
             raise SettingsError(problems, heading="guardsvc cannot start, files it needs are missing:")
         app.config.update(load_settings(app.instance_path))
+        found = features.discover()
+        refuse_start_problems(app, found)
     except SettingsError as problems:
         if config is not None:  # a caller that builds its own app (tests) handles it
             raise
@@ -39,7 +41,7 @@ def create_app(config=None):
     read_whole_bodies(app)
     register_extensions(app)
     register_request_hooks(app)
-    register_features(app)
+    register_features(app, found)
     register_shared_doors(app)
     register_error_handlers(app)
     register_commands(app)
@@ -60,6 +62,14 @@ def refuse_unconfigured_server():
             "project directory (`gunicorn wsgi:app`), or with `gunicorn -c python:guardsvc.gunicorn_conf "
             "wsgi:app`, or import them into your own configuration file "
             "(`from guardsvc.gunicorn_conf import *`)"])
+
+
+def refuse_start_problems(app, found):
+    """What a feature cannot start without (``Feature.start_checks``: a breached-password list that cannot be
+    read, ...): refused like a bad setting, every problem in one message."""
+    problems = [problem for check in features.each_of(found, "start_checks") if (problem := check(app))]
+    if problems:
+        raise SettingsError(problems)
 
 
 def configure_logging(app):
@@ -141,11 +151,9 @@ def register_request_hooks(app):
     init_transactions(app, render_unexpected)  # last registered of the edge's: runs first of them
 
 
-def register_features(app):
-    """Every feature package's ``feature.py`` (guardsvc.features): its set-up, doors and commands."""
-    from guardsvc import features
-
-    features.register(app, features.discover())
+def register_features(app, found):
+    """Every feature package's ``feature.py`` (guardsvc.features, found at start): its set-up, doors and commands."""
+    features.register(app, found)
 
 
 def register_shared_doors(app):

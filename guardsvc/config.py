@@ -237,6 +237,9 @@ def shared_secret_key(instance_path):
 
 
 FORWARD_AUTH_SECRET_FILE = "forward_auth_secret"
+# A proxy secret set by hand is at least this long (the generated one has 64 characters): it is the
+# only thing between anyone who can reach guardsvc and the whole block list.
+FORWARD_AUTH_SECRET_MIN = 32
 
 
 def forward_auth_secret(read, instance_path):
@@ -245,9 +248,15 @@ def forward_auth_secret(read, instance_path):
     ``GUARDSVC_FORWARD_AUTH_SECRET``, else one generated at the first start into the instance folder
     (``flask edge secret`` prints it for the proxy's configuration). There is always one: behind a
     proxy on the same host every visitor's request arrives from loopback, so no caller is trusted
-    for its address alone.
+    for its address alone. One set by hand shorter than ``FORWARD_AUTH_SECRET_MIN`` is a settings error.
     """
-    return read.text("FORWARD_AUTH_SECRET") or instance_secret(instance_path, FORWARD_AUTH_SECRET_FILE)
+    given = read.text("FORWARD_AUTH_SECRET")
+    if given is not None and len(given) < FORWARD_AUTH_SECRET_MIN:
+        # The value itself is never repeated: a settings error is printed and logged.
+        read.problems.append(f"{PREFIX}FORWARD_AUTH_SECRET: {len(given)} characters, at least "
+                             f"{FORWARD_AUTH_SECRET_MIN} needed (e.g. `python3 -c 'import secrets; "
+                             f"print(secrets.token_urlsafe(48))'`), or unset it for a generated one")
+    return given or instance_secret(instance_path, FORWARD_AUTH_SECRET_FILE)
 
 
 NODE_NAME_MAX = 100
@@ -575,6 +584,17 @@ def prepare_metrics_folder():
             os.makedirs(folder, exist_ok=True)
         except OSError:
             pass
+
+
+def process_alive(pid):
+    """Whether a process ``pid`` runs on this host (one of another user counts)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 # Set by guardsvc.gunicorn_conf in gunicorn's master, so every worker it forks knows it is served

@@ -40,7 +40,9 @@ class Feature:
     function)}`` computed at each ``/metrics`` scrape. ``account_sections``:
     ``guardsvc.accounts.account_page.Section``\\ s of ``/akun``. ``worker_starts``: callables
     ``(app)`` run once when ``flask worker`` starts, for work of their own beside the rounds (the
-    node's reporter thread).
+    node's reporter thread). ``start_checks``: callables ``(app)`` that return why the app cannot
+    start (a string) or None, asked before anything else is set up; a problem stops the start like
+    a bad setting.
     """
 
     name: str
@@ -54,6 +56,7 @@ class Feature:
     gauges: Mapping[str, tuple] = field(default_factory=dict)
     account_sections: tuple = ()
     worker_starts: tuple = ()
+    start_checks: tuple = ()
 
 
 def discover(package="guardsvc"):
@@ -97,6 +100,11 @@ def each(what, app=None):
     if what not in kept:
         kept[what] = _together(what, registered(app))
     return kept[what]
+
+
+def each_of(features, what):
+    """``each`` for features not registered yet (the factory's start checks)."""
+    return _together(what, features)
 
 
 def _together(what, features):

@@ -21,18 +21,19 @@ command lines. What it sets, and why:
   home folder, which the shipped unit hides (ProtectHome=true).
 - each worker reports the node to the database (guardsvc.nodes): one row per node, with the
   server's start, however many workers it has.
+- each worker, once started, reports which breached-password list it answers from
+  (``post_worker_init``; ``flask passwords breached-status`` reads the reports).
 
 GUARDSVC_BIND, GUARDSVC_WORKERS and GUARDSVC_THREADS set the address and the sizes; a
 flag on gunicorn's command line still wins over this file, as gunicorn documents.
 """
 import logging
-import os
 import sys
 import time
 from pathlib import Path
 
 from guardsvc.config import (SettingsError, instance_path, load_settings, mark_server_configured,
-                             memory_limits_problem, server_settings)
+                             memory_limits_problem, process_alive, server_settings)
 
 try:
     _server = server_settings()
@@ -87,18 +88,8 @@ def _forget_dead_processes(folder):
     folder.mkdir(parents=True, exist_ok=True)
     for path in folder.glob("*.db"):
         pid = path.stem.rpartition("_")[2]
-        if not pid.isdigit() or not _alive(int(pid)):
+        if not pid.isdigit() or not process_alive(int(pid)):
             path.unlink(missing_ok=True)
-
-
-def _alive(pid):
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def nworkers_changed(server, new_value, old_value):
@@ -116,8 +107,11 @@ def child_exit(server, worker):
 
 
 def post_worker_init(worker):
-    """Each worker reports its node to the database (a thread; one write per node per interval)."""
+    """Each worker reports its node to the database (a thread; one write per node per interval), and which
+    breached-password list it answers from (``passwords breached-status``)."""
+    from guardsvc.accounts.breached_readers import serve
     from guardsvc.nodes.heartbeat import WEB, start_reporting
 
     if hasattr(worker.wsgi, "app_context"):  # guardsvc's application (wsgi:app), not another one
         start_reporting(worker.wsgi, WEB, started=_SERVER_STARTED)
+        serve(worker.wsgi)

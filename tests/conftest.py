@@ -51,7 +51,7 @@ os.environ.update({
     "GUARDSVC_SECRET_KEY": "test-secret-key-not-for-production",
     # What the proxy presents to forward auth and the edge list (tests.blocks_helpers.PROXY_SECRET);
     # set, so no test writes a generated one into the checkout's instance folder.
-    "GUARDSVC_FORWARD_AUTH_SECRET": "test-proxy-secret",
+    "GUARDSVC_FORWARD_AUTH_SECRET": "test-proxy-secret-of-the-suite-0123456789",
     "GUARDSVC_RATELIMIT_ENABLED": "false",
     "GUARDSVC_APPEAL_MIN_FILL_SECONDS": "0",
     "GUARDSVC_LOG_LEVEL": "WARNING",

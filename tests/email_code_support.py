@@ -5,7 +5,7 @@ from sqlalchemy import select, update
 
 from guardsvc.extensions import db
 from guardsvc.outbox.models import OutboxMessage
-from guardsvc.signin.models import LoginEvent
+from guardsvc.signin.models import LoginEvent, SignInCountry
 from guardsvc.storage import clock
 from tests.factories import PASSWORD
 from tests.signin_support import BROWSER_UA, TOKENS
@@ -42,12 +42,14 @@ def last_code(app, email):
 
 
 def age_history(app, user, **delta):
-    """Move every sign-in of ``user`` back in time by ``delta`` (timedelta keywords)."""
+    """Move every sign-in of ``user`` (and the countries kept from them) back in time by ``delta`` (timedelta keywords)."""
     from datetime import timedelta
 
     with app.app_context():
         for event in db.session.scalars(select(LoginEvent).where(LoginEvent.user_id == user.id)):
             event.created_at = event.created_at - timedelta(**delta)
+        for country in db.session.scalars(select(SignInCountry).where(SignInCountry.user_id == user.id)):
+            country.last_signed_in_at = country.last_signed_in_at - timedelta(**delta)
         db.session.commit()
 
 

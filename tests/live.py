@@ -51,7 +51,8 @@ class LiveServer:
     still are separate processes, each opening its own database connections after the fork.
     """
 
-    def __init__(self, workers=4, env=None, port=None, threads=4, stdout=subprocess.DEVNULL, cwd=None):
+    def __init__(self, workers=4, env=None, port=None, threads=4, stdout=subprocess.DEVNULL, cwd=None, prefix=(),
+                 stderr=None):
         self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         # What a browser opens: a name, as the README says (passkeys never work at an IP address).
@@ -60,11 +61,13 @@ class LiveServer:
         gunicorn = Path(sys.executable).with_name("gunicorn")
         settings = {"GUARDSVC_BIND": f"127.0.0.1:{self.port}", "GUARDSVC_WORKERS": str(workers),
                     "GUARDSVC_THREADS": str(threads), "PROMETHEUS_MULTIPROC_DIR": self.metrics_dir}
+        # ``prefix``: a command gunicorn runs under (``setpriv ...``); ``stderr``: where its log goes (a file).
         self.process = subprocess.Popen(
-            [str(gunicorn), "--log-level", "warning", "--preload", "wsgi:app"],
+            [*prefix, str(gunicorn), "--log-level", "warning", "--preload", "wsgi:app"],
             # Access lines go to stdout: a test that reads them passes a file.
             # Another project folder (a copy, an earlier release) serves its own code the same way.
-            cwd=cwd or ROOT, env={**os.environ, **settings, **(env or {})}, start_new_session=True, stdout=stdout)
+            cwd=cwd or ROOT, env={**os.environ, **settings, **(env or {})}, start_new_session=True, stdout=stdout,
+            stderr=stderr)
         self._wait()
 
     def _wait(self):

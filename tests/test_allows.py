@@ -8,6 +8,9 @@ from guardsvc.storage import clock
 from guardsvc.extensions import db
 from tests.blocks_helpers import BLOCKED_IP, FREE_IP, from_ip
 
+# What the proxy sends as X-Guardsvc-Secret to the apps these tests build (at least 32 characters).
+PROXIED_SECRET = "rahasia-proksi-yang-panjang-0123456789"
+
 
 def test_an_allowed_ip_inside_a_blocked_range_is_not_blocked(client, make_block, make_allow):
     make_block(network="203.0.113.0/24")
@@ -57,11 +60,11 @@ def test_host_check_honours_allow_entries(client, bearer, make_block, make_allow
 def test_forward_auth_honours_allow_entries(app, make_block, make_allow):
     from guardsvc import create_app
 
-    client = create_app({"TESTING": True, "FORWARD_AUTH_SECRET": "rahasia-proksi"}).test_client()
+    client = create_app({"TESTING": True, "FORWARD_AUTH_SECRET": PROXIED_SECRET}).test_client()
     make_block(network="203.0.113.0/24")
 
     def ask():
-        return client.get("/api/guard/forward-auth", headers={"X-Guardsvc-Secret": "rahasia-proksi"},
+        return client.get("/api/guard/forward-auth", headers={"X-Guardsvc-Secret": PROXIED_SECRET},
                           **from_ip(BLOCKED_IP)).status_code
     assert ask() == 403
     make_allow(network=BLOCKED_IP)

@@ -17,7 +17,7 @@ from tests.guarded_site import UPSTREAM
 from tests.live import ROOT, LiveServer, free_port, wait_for_port
 
 pytestmark = pytest.mark.proxy
-SECRET = "caddy-test-secret"
+SECRET = "caddy-test-secret-0123456789abcdefghij"
 BLOCKED_SOURCE = "127.0.0.9"
 
 

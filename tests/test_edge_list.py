@@ -10,7 +10,7 @@ from guardsvc.blocks.edge import GAP_GRACE, MAX_DELTA, network_key
 from guardsvc.storage import clock
 
 URL = "/edge/v1/decisions"
-SECRET = "edge-list-secret"
+SECRET = "edge-list-secret-0123456789abcdefghij"
 
 
 @pytest.fixture(scope="module")

@@ -4,6 +4,9 @@ import pytest
 from guardsvc import create_app
 from tests.blocks_helpers import BLOCKED_IP, FREE_IP, PROXY_SECRET
 
+# What the proxy sends as X-Guardsvc-Secret to the apps these tests build (at least 32 characters).
+PROXIED_SECRET = "rahasia-proksi-yang-panjang-0123456789"
+
 URL = "/api/guard/forward-auth"
 PROXY = "127.0.0.1"  # the TCP peer: the proxy itself
 
@@ -122,8 +125,8 @@ def test_lifting_a_block_lets_the_client_through_at_once(proxy, make_block, app)
 
 @pytest.fixture()
 def secret(proxied_app):
-    proxied_app.config["FORWARD_AUTH_SECRET"] = "s3cret-value"
-    yield "s3cret-value"
+    proxied_app.config["FORWARD_AUTH_SECRET"] = "s3cret-value-that-is-long-enough-0123456789"
+    yield "s3cret-value-that-is-long-enough-0123456789"
     proxied_app.config["FORWARD_AUTH_SECRET"] = PROXY_SECRET
 
 
@@ -144,9 +147,9 @@ def test_device_cookie_domain_and_path_are_configurable(proxy, proxied_app):
 
 
 def test_without_a_proxy_the_tcp_peer_is_judged(app, make_block):
-    client = create_app({"TESTING": True, "FORWARD_AUTH_SECRET": "rahasia-proksi"}).test_client()
+    client = create_app({"TESTING": True, "FORWARD_AUTH_SECRET": PROXIED_SECRET}).test_client()
     make_block(network=BLOCKED_IP)
-    secret = {"X-Guardsvc-Secret": "rahasia-proksi"}
+    secret = {"X-Guardsvc-Secret": PROXIED_SECRET}
     forged = {"X-Forwarded-For": BLOCKED_IP, **secret}
     assert client.get(URL, headers=forged, environ_base={"REMOTE_ADDR": FREE_IP}).status_code == 204
     assert client.get(URL, headers=secret, environ_base={"REMOTE_ADDR": BLOCKED_IP}).status_code == 403

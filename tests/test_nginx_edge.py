@@ -19,7 +19,7 @@ from tests.nginx_support import NGINX, missing, nginx_conf
 from tests.test_nginx_forward_auth import UPSTREAM, eventually, fetch
 
 pytestmark = pytest.mark.proxy
-SECRET = "edge-test-secret"
+SECRET = "edge-test-secret-0123456789abcdefghij"
 NETWORKS = ["203.0.113.7/32", "10.20.0.0/14", "192.168.77.0/24", "172.16.0.0/12", "100.64.3.128/25",
             "2001:db8:abcd::/48", "2001:db8:1234:5678::/61", "2001:db8:ffff::1/128", "fc00::/7"]
 PROBE = """

@@ -19,7 +19,7 @@ from tests.nginx_support import NGINX, missing, nginx_conf
 from tests.live import free_port, wait_for_port as _wait_for_port
 
 pytestmark = pytest.mark.proxy
-SECRET = "nginx-test-secret"
+SECRET = "nginx-test-secret-0123456789abcdefghij"
 FREE, BLOCKED, IN_RANGE, ALLOWED = "127.0.0.2", "127.0.0.3", "127.0.9.4", "127.0.9.5"
 
 

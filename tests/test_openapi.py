@@ -14,6 +14,9 @@ from guardsvc.openapi.document import registered_operations
 from tests.blocks_helpers import BLOCKED_IP, PROXY_SECRET, from_ip, sign_in_session
 from tests.openapi_checks import document_problems, json_routes, operations, template
 
+# What the proxy sends as X-Guardsvc-Secret to the apps these tests build (at least 32 characters).
+PROXIED_SECRET = "rahasia-proksi-yang-panjang-0123456789"
+
 PATH_VALUES = {"ticketNumber": "TKT-00000000", "reference": "BLK-00000000", "id": "2147483647"}
 
 
@@ -155,12 +158,12 @@ def _call(client, path, method, **kwargs):
 
 def test_blocked_403_is_documented_exactly_where_the_guard_runs(app, document, make_block):
     # Forward auth answers its proxy only: every call presents the proxy's secret (the others ignore it).
-    client = create_app({"TESTING": True, "FORWARD_AUTH_SECRET": "rahasia-proksi"}).test_client()
+    client = create_app({"TESTING": True, "FORWARD_AUTH_SECRET": PROXIED_SECRET}).test_client()
     make_block(network=BLOCKED_IP, reason="Spam")
     for path, method, operation in operations(document):
         forbidden = operation["responses"].get("403", {}).get("content", {}).get("application/json", {})
         documented = "#/components/schemas/BlockedError" in str(forbidden.get("schema"))
-        response = _call(client, path, method, headers={"X-Guardsvc-Secret": "rahasia-proksi"},
+        response = _call(client, path, method, headers={"X-Guardsvc-Secret": PROXIED_SECRET},
                          **from_ip(BLOCKED_IP))
         body = response.get_json(silent=True) or {}
         assert (response.status_code == 403 and body.get("blocked") is True) == documented, (

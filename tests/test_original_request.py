@@ -19,6 +19,9 @@ from guardsvc.web.original_request import original_page, safe_path
 from tests.blocks_helpers import BLOCKED_IP
 from tests.test_appeal_pages import FORM, submit
 
+# What the proxy sends as X-Guardsvc-Secret to the apps these tests build (at least 32 characters).
+PROXIED_SECRET = "rahasia-proksi-yang-panjang-0123456789"
+
 BROWSER = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"
 
 
@@ -43,10 +46,10 @@ def test_no_path_that_could_leave_the_site_is_safe(value):
 
 
 def test_a_blocked_browser_behind_traefik_or_caddy_carries_its_page_to_the_appeal_form(app, make_block):
-    proxied = create_app({"TESTING": True, "PROXY_COUNT": 1, "FORWARD_AUTH_SECRET": "rahasia-proksi"})
+    proxied = create_app({"TESTING": True, "PROXY_COUNT": 1, "FORWARD_AUTH_SECRET": PROXIED_SECRET})
     reference = make_block(network=BLOCKED_IP)
     page = proxied.test_client().get("/api/guard/forward-auth", environ_base={"REMOTE_ADDR": "127.0.0.1"}, headers={
-        "X-Forwarded-For": BLOCKED_IP, "X-Guardsvc-Secret": "rahasia-proksi", "Accept": BROWSER,
+        "X-Forwarded-For": BLOCKED_IP, "X-Guardsvc-Secret": PROXIED_SECRET, "Accept": BROWSER,
         "X-Forwarded-Method": "GET", "X-Forwarded-Host": "toko.example", "X-Forwarded-Uri": "/keranjang?item=7"})
     assert page.status_code == 403
     assert f'href="/banding?ref={reference}&amp;kembali=/keranjang?item%3D7"' in page.get_data(as_text=True)

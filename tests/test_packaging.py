@@ -78,7 +78,7 @@ def test_systemd_units_run_web_and_worker_unprivileged():
 def test_the_render_script_fills_every_placeholder_the_way_the_suite_does(tmp_path):
     from tests.nginx_support import nginx_conf
 
-    (tmp_path / "secret").write_text("rahasia-proksi-123\n")
+    (tmp_path / "secret").write_text("rahasia-proksi-yang-panjang-0123456789\n")
     subprocess.run([str(ROOT / "deploy/nginx/render"), str(ROOT / "deploy/nginx"), str(tmp_path / "conf"),
                     str(tmp_path / "state"), "127.0.0.1:8080", "127.0.0.1:8000", "127.0.0.1:3000",
                     str(tmp_path / "secret")], check=True)
@@ -87,7 +87,7 @@ def test_the_render_script_fills_every_placeholder_the_way_the_suite_does(tmp_pa
     assert (tmp_path / "state" / "guardsvc_edge.lua").read_bytes() == (ROOT / "deploy/nginx/guardsvc_edge.lua").read_bytes()
     (tmp_path / "suite").mkdir()
     expected = nginx_conf(tmp_path / "suite", port=8080, guardsvc="127.0.0.1:8000", app="127.0.0.1:3000",
-                          secret="rahasia-proksi-123").replace(str(tmp_path / "suite" / "state"), str(tmp_path / "state"))
+                          secret="rahasia-proksi-yang-panjang-0123456789").replace(str(tmp_path / "suite" / "state"), str(tmp_path / "state"))
     assert rendered.replace("\n", "") in expected.replace("\n", "")
     (tmp_path / "bad").write_text("a'b; evil")
     refused = subprocess.run([str(ROOT / "deploy/nginx/render"), str(ROOT / "deploy/nginx"), str(tmp_path / "c2"),

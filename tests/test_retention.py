@@ -98,7 +98,8 @@ def test_dry_run_counts_and_changes_nothing(app, runner, records):
     before = snapshot(app)
     report = purge(runner, "--dry-run")
     assert {label: value.split()[0] for label, value in report.items()} == {
-        "tickets erased": "1", "sign-in events deleted": "1", "mail bodies removed": "2",
+        "tickets erased": "1", "sign-in events deleted": "1", "sign-in countries deleted": "0",
+        "mail bodies removed": "2",
         "finished mail deleted": "1", "audit entries scrubbed": "1", "idle sessions deleted": "1",
         "password reset links deleted": "0", "e-mailed sign-in codes deleted": "0",
         "approval and self-release allow entries deleted": "0",
@@ -110,7 +111,8 @@ def test_dry_run_counts_and_changes_nothing(app, runner, records):
 
 def test_purge_erases_exactly_the_due_rows(app, runner, records):
     due, fresh, pending = records
-    assert purge(runner) == {"tickets erased": "1", "sign-in events deleted": "1", "mail bodies removed": "2",
+    assert purge(runner) == {"tickets erased": "1", "sign-in events deleted": "1", "sign-in countries deleted": "0",
+                             "mail bodies removed": "2",
                              "finished mail deleted": "1", "audit entries scrubbed": "1",
                              "idle sessions deleted": "1", "password reset links deleted": "0",
                              "e-mailed sign-in codes deleted": "0",

@@ -10,7 +10,7 @@ import pytest
 from tests.guarded_site import guarded_site
 from tests.self_release_support import CHALLENGE, RELEASE, solve
 
-SECRET = "self-release-edge-secret"
+SECRET = "self-release-edge-secret-0123456789ab"
 RANGE = "127.0.17.0/24"
 VISITOR, NEIGHBOUR = "127.0.17.5", "127.0.17.6"
 HONOURED_WITHIN = 2.0

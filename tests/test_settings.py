@@ -56,8 +56,8 @@ def test_the_proxy_secret_is_the_setting_else_one_generated_once_into_the_instan
     kept = tmp_path / "forward_auth_secret"
     assert len(generated) >= 43 and kept.read_text() == generated and kept.stat().st_mode & 0o777 == 0o600
     assert load_settings(str(tmp_path))["FORWARD_AUTH_SECRET"] == generated  # every worker, every start
-    clean_env.setenv("GUARDSVC_FORWARD_AUTH_SECRET", "rahasia-proksi")
-    assert load_settings(str(tmp_path))["FORWARD_AUTH_SECRET"] == "rahasia-proksi"
+    clean_env.setenv("GUARDSVC_FORWARD_AUTH_SECRET", "rahasia-proksi-yang-panjang-0123456789")
+    assert load_settings(str(tmp_path))["FORWARD_AUTH_SECRET"] == "rahasia-proksi-yang-panjang-0123456789"
 
 
 def test_the_passkey_relying_party_is_the_base_url_host_or_a_domain_it_belongs_to(clean_env, tmp_path):

@@ -7,9 +7,15 @@ sized for them) and once to fill the filter in chunks, so memory stays at the
 filter's own size however long the list is. The new filter is written beside
 the old one and moved into place in one step: every process keeps answering
 from a complete list while a load runs, and reads the new one when it is there.
+
+The filter is public data (hashes anyone can download), written readable by
+all (0644) and, when the command runs as root, given to the owner of its
+folder (the instance folder belongs to the user the service runs as): a list
+loaded by root must never be one the service cannot read.
 """
 import json
 import os
+import pwd
 import re
 import time
 from dataclasses import asdict, dataclass, field
@@ -17,7 +23,8 @@ from pathlib import Path
 
 import rbloom
 
-from guardsvc.accounts.breached import FALSE_POSITIVE_RATE, _FILTER, facts_path, filter_path, keep_key
+from guardsvc.accounts.breached import (FALSE_POSITIVE_RATE, _FILTER, facts_path, filter_bytes, filter_path,
+                                        keep_key)
 from guardsvc.storage.clock import isoformat, utcnow
 
 _LINE = re.compile(rb"\A\s*([0-9A-Fa-f]{40})(?::([0-9]{1,12}))?\s*\Z")
@@ -52,6 +59,8 @@ class LoadReport:
     source: str = ""
     loaded_at: str = ""
     false_positive_rate: float = FALSE_POSITIVE_RATE
+    fingerprint: str = ""
+    owner: str = ""
     shown_bad: list = field(default_factory=list)
 
 
@@ -112,26 +121,38 @@ def load_breached(source, app, *, min_count=1, skip_bad=False):
         bloom.update(keys)
     target = filter_path(app)
     target.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-    partial = target.with_name(f".{target.name}.{os.getpid()}")
-    try:
-        bloom.save(str(partial))
-        os.chmod(partial, 0o600)
-        os.replace(partial, target)  # readers see the old filter or the new one, never half of one
-    finally:
-        partial.unlink(missing_ok=True)
+    data, report.fingerprint = filter_bytes(bloom)
+    _write_readable(target, data)
     report.file_bytes = target.stat().st_size
+    report.owner = _owner_name(target)
     report.loaded_at = isoformat(utcnow())
     report.seconds = time.perf_counter() - started
-    _write_meta(facts_path(app), report)
-    _FILTER.checked_at = float("-inf")  # this process reads the new filter at its next check
+    facts = {key: value for key, value in asdict(report).items() if key != "shown_bad"}
+    _write_readable(facts_path(app), (json.dumps(facts, indent=2, sort_keys=True) + "\n").encode("utf-8"))
+    _FILTER.forget()  # this process reads the new filter at its next check
     return report
 
 
-def _write_meta(path, report):
-    partial = path.with_name(f".{path.name}.{os.getpid()}")
-    facts = {key: value for key, value in asdict(report).items() if key != "shown_bad"}
-    partial.write_text(json.dumps(facts, indent=2, sort_keys=True) + "\n", encoding="utf-8")
-    os.replace(partial, path)
+def _write_readable(target, data):
+    """Write ``data`` to ``target`` in one step, readable by the service's user (see the module's docstring)."""
+    partial = target.with_name(f".{target.name}.{os.getpid()}")
+    try:
+        partial.write_bytes(data)
+        os.chmod(partial, 0o644)
+        folder = target.parent.stat()
+        if os.geteuid() == 0 and folder.st_uid != 0:
+            os.chown(partial, folder.st_uid, folder.st_gid)
+        os.replace(partial, target)  # readers see the old file or the new one, never half of one
+    finally:
+        partial.unlink(missing_ok=True)
+
+
+def _owner_name(path):
+    uid = path.stat().st_uid
+    try:
+        return pwd.getpwuid(uid).pw_name
+    except KeyError:
+        return str(uid)
 
 
 def loaded_list(app):

@@ -6,6 +6,7 @@ The command line acts as an administrator without an account: ``actor`` and
 import click
 
 from guardsvc.accounts import care, service
+from guardsvc.accounts.breached import breached_list_problem
 from guardsvc.accounts.roles import ROLES, USER
 from guardsvc.accounts.schemas import AccountSchema, NewAccountSchema, TokenSchema
 from guardsvc.cli.support import ROW_ID, echo_json, echo_table, json_option, run_or_exit
@@ -26,6 +27,13 @@ def account(email):
     return user
 
 
+def refuse_unreadable_breached_list():
+    """A command that sets a password first reads the breached-password list: one it cannot read is an error."""
+    problem = breached_list_problem()
+    if problem is not None:
+        raise click.ClickException(f"no password was set: {problem}")
+
+
 @users_cli.command("create")
 @click.argument("email")
 @click.option("--name", required=True, help="Display name.")
@@ -33,6 +41,7 @@ def account(email):
 @click.option("--role", type=click.Choice(ROLES), default=USER, show_default=True)
 def create_user(email, name, password, role):
     """Create an account."""
+    refuse_unreadable_breached_list()
     data = run_or_exit(load_or_raise, NewAccountSchema(), {"email": email, "name": name})
     user = run_or_exit(care.create_account, data["email"], data["name"], password, role, **CLI)
     click.echo(f"created {user.role} {user.email} (id {user.id})")
@@ -69,6 +78,7 @@ def show_user(email):
 @click.option("--password", default=None, help="New password; without it you are asked twice (hidden).")
 def set_password(email, password):
     """Set an account's password (same rule as the web); its sessions end and the owner is told."""
+    refuse_unreadable_breached_list()
     user = account(email)
     if password is None:
         password = click.prompt("New password", hide_input=True, confirmation_prompt=True)

@@ -1,14 +1,35 @@
 """Accounts: tokens (API and /akun), the account page, sessions on it, and the users, tokens and passwords commands."""
+import sys
+
 from guardsvc import messages
 from guardsvc.accounts import api, retention, session_views, views
 from guardsvc.accounts.auth import init_auth
+from guardsvc.accounts.breached import breached_list_problem
+from guardsvc.accounts.breached_readers import recheck as recheck_breached_list
 from guardsvc.accounts.cli import tokens_cli, users_cli
 from guardsvc.accounts.passwords_cli import passwords_cli
 from guardsvc.features import Feature
 
+
+
+def init_accounts(app):
+    """Who is calling (guardsvc.accounts.auth), and a serving process that notices its breached-password list
+    change or go bad within a second."""
+    init_auth(app)
+    app.before_request(recheck_breached_list)
+
+
+def unreadable_breached_list(app):
+    """Served by gunicorn: a configured breached-password list this process cannot read stops the start.
+
+    The workers then report what they answer from (``post_worker_init`` in guardsvc.gunicorn_conf)."""
+    return breached_list_problem(app) if "gunicorn.arbiter" in sys.modules else None
+
+
 FEATURE = Feature(
     "accounts",
-    init_app=init_auth,
+    init_app=init_accounts,
+    start_checks=(unreadable_breached_list,),
     blueprints=(api.bp, views.bp, session_views.bp),
     commands=(users_cli, tokens_cli, passwords_cli),
     retention_rules=retention.RULES,

@@ -38,6 +38,10 @@ class User(db.Model):
     last_appeal_digest_at: Mapped[datetime | None]
     # ``id``/``en``: what the holder last chose or signed in with; notices to them go out in it.
     language: Mapped[str | None] = mapped_column(String(8))
+    # The account's first successful sign-in: null only for an account that never signed in (its next
+    # sign-in is its first: no alert, no e-mailed code). Accounts from before the column whose history
+    # was purged already carry their creation time (migration 0032).
+    first_signed_in_at: Mapped[datetime | None]
 
     tokens = relationship("ApiToken", back_populates="user", lazy="dynamic")
 
@@ -116,3 +120,31 @@ class PasswordReset(db.Model):
 
     def is_usable(self, now):
         return self.used_at is None and self.voided_at is None and now < self.expires_at
+
+
+# What a serving process answers from (accounts/breached.py): the file's list, no list, the last good
+# list while the file cannot be read, or nothing because the file cannot be read.
+BREACHED_LIST_STATES = ("none", "loaded", "kept", "unreadable")
+
+
+class BreachedListReader(db.Model):
+    """One serving process's breached-password filter, as it reported it (accounts/breached_readers.py)."""
+
+    __tablename__ = "breached_list_readers"
+    __table_args__ = (
+        CheckConstraint(one_of("state", BREACHED_LIST_STATES), name="state"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    # ``host:pid``: one row per process, replaced at each report.
+    process: Mapped[str] = mapped_column(String(160), unique=True)
+    host: Mapped[str] = mapped_column(String(128))
+    pid: Mapped[int]
+    path: Mapped[str] = mapped_column(String(1000))
+    state: Mapped[str] = mapped_column(String(12))
+    # SHA-256 of the filter it answers from (accounts/breached.py), null with none.
+    fingerprint: Mapped[str | None] = mapped_column(String(64))
+    # When it read that filter, and why the file cannot be read now (with the fix).
+    loaded_at: Mapped[datetime | None]
+    problem: Mapped[str | None] = mapped_column(String(1500))
+    reported_at: Mapped[datetime] = mapped_column(default=clock.utcnow)

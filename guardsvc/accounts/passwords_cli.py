@@ -2,9 +2,11 @@
 import click
 from flask import current_app
 
-from guardsvc.accounts.breached import filter_path
+from guardsvc.accounts.breached import KEPT, UNREADABLE, filter_path, read_filter, unreadable_text
 from guardsvc.accounts.breached_load import BadList, load_breached, loaded_list
+from guardsvc.accounts.breached_readers import serving_readers
 from guardsvc.audit.service import record_event
+from guardsvc.storage.clock import isoformat
 from guardsvc.storage.transaction import CommandGroup
 
 passwords_cli = CommandGroup("passwords", help="The list of breached passwords no one may choose.")
@@ -29,15 +31,58 @@ def load_breached_command(file, min_count, skip_bad):
     click.echo(f"loaded {report.entries} breached password {hashes} from {report.source} "
                f"({report.lines} lines; {report.skipped_rare} seen fewer than {min_count} times and "
                f"{report.bad_lines} bad lines skipped) into {filter_path()} "
-               f"({report.file_bytes / 1e6:.1f} MB) in {report.seconds:.1f} s")
+               f"({report.file_bytes / 1e6:.1f} MB, readable by all, owner {report.owner}; fingerprint "
+               f"{report.fingerprint[:16]}) in {report.seconds:.1f} s")
+    click.echo("serving processes read it within a second of their next request; "
+               "`flask --app guardsvc passwords breached-status` says what each answers from")
+
+
+def _the_file():
+    """(a line about the list file as this command reads it, its fingerprint or None)."""
+    path = filter_path()
+    if not path.exists():
+        return f"the file: none at {path} (no list is loaded; flask --app guardsvc passwords load-breached FILE)", None
+    try:
+        _, fingerprint = read_filter(path)
+    except (OSError, ValueError) as exc:
+        return f"the file: {unreadable_text(path, getattr(exc, 'strerror', None) or exc)}", None
+    facts = loaded_list(current_app)
+    if facts is not None and facts.get("fingerprint") in (None, fingerprint):
+        written = (f"{facts['entries']} breached password hashes from {facts['source']}, loaded "
+                   f"{facts['loaded_at']}")
+    else:
+        written = "a list whose loader's notes are missing"
+    return f"the file: {written} ({path.stat().st_size / 1e6:.1f} MB, {path}, fingerprint {fingerprint[:16]})", \
+        fingerprint
+
+
+def _reader_line(row, fingerprint):
+    answers = (f"answers from the file's list (read {isoformat(row.loaded_at)})" if row.fingerprint == fingerprint
+               and row.fingerprint else
+               f"answers from another list (fingerprint {row.fingerprint[:16]}, read {isoformat(row.loaded_at)})"
+               if row.fingerprint else "answers from no list: no password counts as breached")
+    line = f"  {row.process}: {answers}; reported {isoformat(row.reported_at)}"
+    if row.problem:
+        line += f"\n    ERROR: {row.problem}"
+    return line
 
 
 @passwords_cli.command("breached-status")
 def breached_status():
-    """Say which breached-password list is loaded."""
-    facts = loaded_list(current_app) if filter_path().exists() else None
-    if facts is None:
-        click.echo("no breached-password list is loaded (flask --app guardsvc passwords load-breached FILE)")
-        return
-    click.echo(f"{facts['entries']} breached password hashes from {facts['source']}, loaded {facts['loaded_at']} "
-               f"({facts['file_bytes'] / 1e6:.1f} MB, {filter_path()})")
+    """Say which breached-password list each serving process answers from, and what the file holds.
+
+    Exits 1 when a serving process cannot read the file (it keeps its last good list, or has none).
+    """
+    line, fingerprint = _the_file()
+    readers, silent = serving_readers()
+    if not readers:
+        click.echo("serving processes: none has reported (the server reports when it starts)")
+    else:
+        click.echo(f"serving processes ({len(readers)}):")
+        for row in readers:
+            click.echo(_reader_line(row, fingerprint))
+    if silent:
+        click.echo(f"  (left out: {silent} not heard from for over an hour: ended, or no request since)")
+    click.echo(line)
+    if any(row.state in (KEPT, UNREADABLE) for row in readers):
+        raise SystemExit(1)

@@ -5,7 +5,7 @@ worker write its values to files there, and a scrape adds them up across
 workers. An increment is a few hundred nanoseconds; nothing here touches the
 database.
 """
-from prometheus_client import Counter, Histogram
+from prometheus_client import Counter, Gauge, Histogram
 
 from guardsvc.config import prepare_metrics_folder
 
@@ -39,3 +39,7 @@ SELF_RELEASES = Counter("guardsvc_self_releases", "Self-release attempts, by out
 STREAM_PULLS = Counter("guardsvc_decision_stream_pulls", "Pulls of the CrowdSec decision stream.")
 THROTTLED = Counter("guardsvc_throttled", "Requests refused by a rate limit or an account throttle (429 with "
                     "Retry-After), by endpoint.", ("endpoint",))
+BREACHED_LIST_UNREADABLE = Gauge(
+    "guardsvc_breached_list_unreadable", "1 when a serving process cannot read the breached-password list file "
+    "(it keeps answering from the last list it read, if any; its log and `passwords breached-status` say more).",
+    multiprocess_mode="livemax")

@@ -97,3 +97,23 @@ class EmailVerification(db.Model):
     city: Mapped[str | None] = mapped_column(String(100))
     # The outbox message that carries the code: what the page says about its delivery.
     mail_id: Mapped[int | None]
+
+
+class SignInCountry(db.Model):
+    """A country an account signed in from successfully, and when it last did (signin/verification.py).
+
+    Kept for the new-country rule's ``KNOWN_COUNTRY_DAYS`` even when the sign-in history is purged
+    sooner (GUARDSVC_SIGNIN_HISTORY_DAYS), so a quiet account's sign-in from elsewhere still asks
+    for the e-mailed code; retention deletes a row once the rule no longer looks that far back.
+    """
+
+    __tablename__ = "signin_countries"
+    __table_args__ = (
+        Index("uq_signin_countries_user_id_country", "user_id", "country", unique=True),
+        Index("ix_signin_countries_last_signed_in_at", "last_signed_in_at"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
+    country: Mapped[str] = mapped_column(String(2))
+    last_signed_in_at: Mapped[datetime]

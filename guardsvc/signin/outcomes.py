@@ -17,7 +17,7 @@ from guardsvc.metrics import counters as metrics
 from guardsvc.places.geoip import locate
 from guardsvc.signin import verification
 from guardsvc.signin.alerts import queue_signin_alert
-from guardsvc.signin.known_browsers import forget_known, is_known_browser, successful_sign_ins, throttle_lane
+from guardsvc.signin.known_browsers import forget_known, is_known_browser, throttle_lane
 from guardsvc.signin.models import SUCCESS_RESULTS, LoginEvent
 from guardsvc.signin.throttle import account_email, check_account_throttle
 from guardsvc.storage import clock
@@ -95,14 +95,15 @@ def record_attempt(result, client, email, user=None, *, alerted=False, lane=None
     metrics.SIGN_INS.labels(result).inc()
     if user is not None and result in SUCCESS_RESULTS:
         forget_known(user)
+        verification.remember_sign_in(user, place, event.created_at)
     return event
 
 
 def needs_alert(user, client):
-    """Alert on a sign-in from a browser that is not known (never on the account's first sign-in)."""
+    """Alert on a sign-in from a browser that is not known (never on the account's first sign-in ever)."""
     if is_known_browser(user, client):
         return False
-    return db.session.scalar(successful_sign_ins(user).limit(1)) is not None
+    return verification.has_signed_in(user)
 
 
 def succeed(user, client, email, result, novelty=None):

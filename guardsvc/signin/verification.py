@@ -4,8 +4,12 @@ An account without 2FA that signs in with its password from a country it has
 not signed in from successfully in ``KNOWN_COUNTRY_DAYS`` days, or from a place
 it could not have reached since its last successful sign-in without travelling
 faster than ``MAX_TRAVEL_KMH``, gets an 8-digit code by e-mail (its place
-named) and is signed in only with it. The account's first sign-in, and a
+named) and is signed in only with it. The account's first sign-in ever, and a
 sign-in whose address the GeoIP database does not locate, are never asked.
+The countries are kept apart from the sign-in history (``SignInCountry``, for
+``KNOWN_COUNTRY_DAYS``), which may be purged sooner: a quiet account whose
+history is gone is asked, as from a new country, never taken for a first
+sign-in (contract section 16, fifth edition).
 
 A code is kept as a keyed hash only, works for ``CODE_MINUTES`` and at most
 ``CODE_TRIES`` wrong tries, once, and only from the address it was sent for.
@@ -26,9 +30,9 @@ from guardsvc.accounts.service import audit_account
 from guardsvc.extensions import db
 from guardsvc.outbox.service import delivery_state, queue_mail
 from guardsvc.places import geoip, names, travel
-from guardsvc.signin.models import SUCCESS_RESULTS, EmailVerification, LoginEvent
+from guardsvc.signin.models import SUCCESS_RESULTS, EmailVerification, LoginEvent, SignInCountry
 from guardsvc.storage import clock
-from guardsvc.storage.inserts import insert_unless_conflict
+from guardsvc.storage.inserts import insert_or_update, insert_unless_conflict
 from guardsvc.storage.sealing import code_digests
 from guardsvc.web.humantime import human_time
 from guardsvc.web.links import external_url
@@ -68,21 +72,53 @@ def _successes(user):
     return select(LoginEvent).where(LoginEvent.user_id == user.id, LoginEvent.result.in_(SUCCESS_RESULTS))
 
 
+def has_signed_in(user):
+    """True once ``user`` signed in successfully, however long ago (its history may be purged since)."""
+    if user.first_signed_in_at is not None:
+        return True
+    # Sign-ins recorded by the previous release's code, which did not set the column.
+    return db.session.scalar(_successes(user).with_only_columns(LoginEvent.id).limit(1)) is not None
+
+
+def knows_country(user, country, now):
+    """True when ``user`` signed in successfully from ``country`` within ``KNOWN_COUNTRY_DAYS`` of ``now``."""
+    since = now - timedelta(days=KNOWN_COUNTRY_DAYS)
+    kept = db.session.scalar(select(SignInCountry.id).where(
+        SignInCountry.user_id == user.id, SignInCountry.country == country,
+        SignInCountry.last_signed_in_at >= since).limit(1))
+    if kept is not None:
+        return True
+    # A sign-in recorded by the previous release's code (it kept no countries) is still in the history.
+    return db.session.scalar(_successes(user).with_only_columns(LoginEvent.id).where(
+        LoginEvent.country == country, LoginEvent.created_at >= since).limit(1)) is not None
+
+
 def judge_place(user, client):
-    """Where ``client`` is, and whether that is a new country or an impossible journey for ``user``."""
+    """Where ``client`` is, and whether that is a new country or an impossible journey for ``user``.
+
+    Only the account's first sign-in ever has nothing to compare with. An account whose
+    history was purged (GUARDSVC_SIGNIN_HISTORY_DAYS) still has the countries it signed in
+    from (``SignInCountry``): a country it has no record of is new.
+    """
     place = geoip.locate(client.ip_address)
-    if place is None:
-        return Novelty()
-    last = db.session.scalar(_successes(user).order_by(LoginEvent.created_at.desc(), LoginEvent.id.desc())
-                             .limit(1))
-    if last is None:  # the account's first sign-in: nothing to compare with
+    if place is None or not has_signed_in(user):
         return Novelty(place)
     now = clock.utcnow()
-    known = db.session.scalar(_successes(user).with_only_columns(LoginEvent.id).where(
-        LoginEvent.country == place.country,
-        LoginEvent.created_at >= now - timedelta(days=KNOWN_COUNTRY_DAYS)).limit(1)) is not None
-    speed = travel.implied_speed_kmh(geoip.locate(last.ip_address), last.created_at, place, now)
-    return Novelty(place, new_country=not known, fast_travel=speed is not None and speed > MAX_TRAVEL_KMH)
+    last = db.session.scalar(_successes(user).order_by(LoginEvent.created_at.desc(), LoginEvent.id.desc())
+                             .limit(1))
+    speed = (travel.implied_speed_kmh(geoip.locate(last.ip_address), last.created_at, place, now)
+             if last is not None else None)
+    return Novelty(place, new_country=not knows_country(user, place.country, now),
+                   fast_travel=speed is not None and speed > MAX_TRAVEL_KMH)
+
+
+def remember_sign_in(user, place, now):
+    """A successful sign-in of ``user`` at ``now``: its first is noted, and its country kept (when located)."""
+    if user.first_signed_in_at is None:
+        user.first_signed_in_at = now
+    if place is not None and place.country:
+        insert_or_update(SignInCountry, {"user_id": user.id, "country": place.country, "last_signed_in_at": now},
+                         keys=("user_id", "country"), update=("last_signed_in_at",))
 
 
 def _digest(code):

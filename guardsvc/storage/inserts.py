@@ -47,3 +47,14 @@ def insert_unless_conflict(model, values):
     make_transient_to_detached(record)
     db.session.add(record)
     return record
+
+
+def insert_or_update(model, values, keys, update):
+    """Insert a ``model`` row from ``values``, or, when one with the same ``keys`` (a unique index) is
+    there, set its ``update`` columns to those values: one statement, whoever wins a race."""
+    table = model.__table__
+    statement = _DIALECTS[db.session.get_bind().dialect.name].insert(table).values(values)
+    statement = statement.on_conflict_do_update(
+        index_elements=[table.c[key] for key in keys],
+        set_={column: statement.excluded[column] for column in update})
+    db.session.execute(statement)

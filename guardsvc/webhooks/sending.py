@@ -38,14 +38,19 @@ def signed_headers(secret, event_id, body, now):
 
 
 def _connection(url, timeout, allow_private):
+    """The connection for ``url``, to an address that was checked (unless ``allow_private``).
+
+    The port is always given: http.client would read an IPv6 literal's last group as the
+    port when none is (``[2001:db8::50]`` -> ``2001:db8:`` port 50).
+    """
     parts = urlsplit(url)
+    port = parts.port or default_port(parts.scheme)
     if parts.scheme == "https":
-        connection = http.client.HTTPSConnection(parts.hostname, parts.port, timeout=timeout,
+        connection = http.client.HTTPSConnection(parts.hostname, port, timeout=timeout,
                                                  context=ssl.create_default_context())
     else:
-        connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=timeout)
+        connection = http.client.HTTPConnection(parts.hostname, port, timeout=timeout)
     if not allow_private:
-        port = parts.port or default_port(parts.scheme)
         try:
             addresses = public_addresses(parts.hostname, port)
         except PrivateTarget as refused:

@@ -8,7 +8,12 @@ network. So an address is a webhook target only when it is globally routable: no
 loopback, link-local (169.254/16, fe80::/10), private (RFC 1918, fc00::/7), shared
 (100.64/10), unspecified, reserved, documentation or multicast, and not one of the
 cloud metadata addresses that lie outside those ranges. An IPv6 address that carries
-an IPv4 one (``::ffff:a.b.c.d``, NAT64, 6to4) is judged by the IPv4 address.
+an IPv4 one (``::ffff:a.b.c.d``, NAT64, 6to4) is judged by the IPv4 address. Four IPv6
+forms are refused whatever they carry, as a translator or an old rule can take them
+to a private IPv4 address or a local network, and the interpreter's ``is_global``
+knows them or not depending on its version: local-use NAT64 (``64:ff9b:1::/48``),
+SIIT's IPv4-translated addresses (``::ffff:0:a.b.c.d``), IPv4-compatible addresses
+(``::a.b.c.d``) and site-local addresses (``fec0::/10``).
 
 It is checked when an endpoint is added (an address, or a name that resolves to
 one) and again at every delivery, on the addresses the name resolves to then (the
@@ -24,6 +29,13 @@ METADATA_ADDRESSES = frozenset(ipaddress.ip_address(text) for text in (
     "168.63.129.16",  # Azure's platform (wire) server
 ))
 _NAT64 = ipaddress.ip_network("64:ff9b::/96")
+# Never targets, whatever IPv4 address they carry and whatever ``is_global`` says of them.
+REFUSED_IPV6 = tuple(ipaddress.ip_network(text) for text in (
+    "64:ff9b:1::/48",  # local-use NAT64 (RFC 8215): a translator of the local network's own
+    "::ffff:0:0:0/96",  # IPv4-translated (SIIT, RFC 2765)
+    "::/96",  # IPv4-compatible (deprecated by RFC 4291), with the unspecified and loopback addresses
+    "fec0::/10",  # site-local (deprecated by RFC 3879): the site's own network
+))
 _DEFAULT_PORTS = {"http": 80, "https": 443}
 
 
@@ -51,9 +63,12 @@ def _carried(address):
 def is_public(text):
     """True when ``text`` (an IP address, an IPv6 zone id allowed) is a globally routable unicast address."""
     try:
-        address = _carried(ipaddress.ip_address(text.split("%", 1)[0]))
+        address = ipaddress.ip_address(text.split("%", 1)[0])
     except ValueError:
         return False
+    if address.version == 6 and any(address in network for network in REFUSED_IPV6):
+        return False
+    address = _carried(address)
     return address.is_global and not address.is_multicast and address not in METADATA_ADDRESSES
 
 

@@ -13,7 +13,7 @@ Plain nullable ADD COLUMNs (no rewrite, no long lock) and indexes built concurre
 the previous release's code: it only adds.
 
 Revision ID: 0034_desk
-Revises: 0031_edge_deltas
+Revises: 0033_nodes
 Create Date: 2026-11-29 04:30:00.000000
 
 """

@@ -10,7 +10,7 @@ from tests.browser.test_accessibility import violations
 from tests.guarded_site import guarded_site
 
 pytestmark = [pytest.mark.browser, pytest.mark.live, pytest.mark.proxy, pytest.mark.one_database]
-SECRET = "self-release-browser-secret"
+SECRET = "self-release-browser-secret-0123456789"
 WORDS = {
     "id": {"release": "Buka blokir sendiri", "back": "Kembali ke halaman yang Anda tuju", "locale": "id-ID"},
     "en": {"release": "Unblock myself", "back": "Back to the page you wanted", "locale": "en-US"},
