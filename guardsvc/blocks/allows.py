@@ -8,6 +8,7 @@ from sqlalchemy import and_, or_, select, update
 from guardsvc import messages
 from guardsvc.storage import clock
 from guardsvc.audit.service import record_event
+from guardsvc.blocks.coverage import pass_block_gate
 from guardsvc.blocks.models import MANUAL, AllowEntry, target_kind
 from guardsvc.blocks.networks import candidate_networks
 from guardsvc.blocks.service import checked_expiry, checked_target, filtered
@@ -27,8 +28,14 @@ def add_allow_entry(*, network=None, device_id=None, reason=None, expires_at=Non
     ``paired_device_id`` narrows an address entry to that device there; ``made_by``
     other than MANUAL (an approval's, a self-release's) yields to blocks created after
     it (``AllowEntry.outranks``).
+
+    Such an entry passes the blocks' gate first and is stamped after it: a block import that is running
+    then either sees it committed when it finishes (and makes its blocks on that client later than it)
+    or commits first (and its blocks are older than the entry). See ``bulk_import.restamp_for_entries``.
     """
     network = checked_target(network, device_id)
+    if made_by != MANUAL:
+        pass_block_gate()
     now = clock.utcnow()
     entry = AllowEntry(network=network, device_id=device_id, reason=reason, created_at=now,
                        expires_at=checked_expiry(now, minutes, expires_at),

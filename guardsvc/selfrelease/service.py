@@ -204,14 +204,6 @@ def _refused_proof(problem):
     raise ValidationFailed({ALTCHA_FIELD: [PROOF_PROBLEMS[problem]]})
 
 
-def _pass_gate(now):
-    """Take the gate row (created on first use): the rest of this transaction runs alone."""
-    statement = update(ReleaseGate).where(ReleaseGate.id == 1).values(passed_at=now)
-    if db.session.execute(statement).rowcount == 0:
-        insert_unless_conflict(ReleaseGate, {"id": 1, "passed_at": now})
-        db.session.execute(statement)
-
-
 def release_client(client, payload, *, origin_ip=None):
     """Release this client by its proof ``payload``: the new ``SelfRelease``; refusals raised, nothing kept.
 
@@ -232,7 +224,7 @@ def release_client(client, payload, *, origin_ip=None):
     if insert_unless_conflict(UsedProof, {"digest": checked.digest, "expires_at": spent_until}) is None:
         metrics.SELF_RELEASES.labels("used_before").inc()
         raise Conflict(messages.SELF_RELEASE_PROOF_USED)
-    _pass_gate(now)
+    pass_gate(ReleaseGate, now)
     found = open_standing(client)  # again, now that no other release runs: what they committed counts
     return _record_release(client, found, now, origin_ip)
 
