@@ -177,6 +177,10 @@ SELF_RELEASE_USED_UP = _("Alamat IP atau perangkat ini sudah membuka blokir send
                          "Ajukan banding melalui formulir: {url}")
 SELF_RELEASE_CLOSED = _("Pembukaan blokir sendiri sedang tidak tersedia karena terlalu banyak permintaan. "
                         "Ajukan banding melalui formulir: {url}")
+SELF_RELEASE_NETWORK_USED_UP = _("Jaringan alamat IP ini sudah membuka blokir sendiri baru-baru ini. "
+                                 "Ajukan banding melalui formulir: {url}")
+SELF_RELEASE_NETWORK_CLOSED = _("Terlalu banyak pembukaan blokir sendiri dari jaringan ini atau di bawah blokir ini "
+                                "dalam satu jam terakhir. Ajukan banding melalui formulir: {url}")
 SELF_RELEASE_NEEDS_DEVICE = _("Pembukaan blokir sendiri memerlukan ID perangkat (cookie perangkat atau X-Device-Id).")
 SELF_RELEASE_PROOF_MALFORMED = _("Bukti kerja tidak terbaca. Muat ulang halaman lalu coba lagi.")
 SELF_RELEASE_PROOF_WRONG = _("Bukti kerja tidak sah.")

@@ -35,14 +35,16 @@ def upgrade():
         sa.Column('id', sa.Integer(), nullable=False),
         sa.Column('passed_at', sa.DateTime(), nullable=True),
         sa.PrimaryKeyConstraint('id', name=op.f('pk_block_gate')),
+        if_not_exists=True,
     )
     op.create_table(
         'block_coverage',
         sa.Column('ends_at', sa.DateTime(), nullable=False),
         sa.Column('addresses', sa.BigInteger(), nullable=False),
         sa.PrimaryKeyConstraint('ends_at', name=op.f('pk_block_coverage')),
+        if_not_exists=True,
     )
-    op.add_column('self_releases', sa.Column('network_key', sa.String(length=64), nullable=True))
+    op.add_column('self_releases', sa.Column('network_key', sa.String(length=64), nullable=True), if_not_exists=True)
     create_index_online('ix_self_releases_network_key_created_at', 'self_releases', ['network_key', 'created_at'])
     if not op.get_context().as_sql:
         _count_existing_blocks(op.get_bind())
@@ -66,6 +68,8 @@ def _count_existing_blocks(connection):
             buckets[ends_at] = buckets.get(ends_at, 0) + addresses
     coverage = sa.table('block_coverage', sa.column('ends_at', sa.DateTime()), sa.column('addresses', sa.BigInteger()))
     gate = sa.table('block_gate', sa.column('id', sa.Integer()), sa.column('passed_at', sa.DateTime()))
+    connection.execute(coverage.delete())  # a run that failed halfway
+    connection.execute(gate.delete())
     if buckets:
         connection.execute(coverage.insert(), [{"ends_at": ends_at, "addresses": addresses}
                                                for ends_at, addresses in buckets.items()])
