@@ -197,12 +197,15 @@ def import_blocklist(lines, *, source, reason=None, minutes=None, self_release=F
         if fresh:
             writer.add(fresh)
             report.added += len(fresh)
-    coverage.pass_block_gate()  # from here to the commit, no other writer of blocks or yielding entries
+    # From here to the commit, no other writer of blocks or yielding entries. A first pass ever counted the
+    # blocks, these included.
+    counted = coverage.pass_block_gate()
     if adds:
-        now_covered, fits = coverage.room_for(adds)
+        now_covered, fits = coverage.room_for(0 if counted else adds)
         if not fits:
-            _check_coverage(report, entries, fresh_chunks, adds, now_covered)
-        coverage.add(expires_at, adds)
+            _check_coverage(report, entries, fresh_chunks, adds, now_covered - (adds if counted else 0))
+        if not counted:
+            coverage.add(expires_at, adds)
     restamp_for_entries(now, fresh_chunks)
     metrics.BLOCKS_CREATED.inc(report.added)
     details = {**report.counts(), "reason": reason, "expires_at": clock.isoformat(expires_at),

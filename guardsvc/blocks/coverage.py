@@ -121,10 +121,10 @@ def bucket_of(expires_at):
 def pass_block_gate():
     """Take the gate of what blocks cover: the rest of this transaction changes it alone.
 
-    The first pass ever (a new installation, or after ``recount``'s reset) counts what the blocks
-    there cover, holding the gate.
+    The first pass ever (an installation whose gate row is gone) counts what the blocks there cover,
+    holding the gate, those this transaction wrote included; it then returns True.
     """
-    pass_gate(BlockGate, clock.utcnow(), on_first_pass=lambda: _count_from_blocks(clock.utcnow()))
+    return pass_gate(BlockGate, clock.utcnow(), on_first_pass=lambda: _count_from_blocks(clock.utcnow()))
 
 
 def covered(now=None):
@@ -211,5 +211,4 @@ def recount():
     For blocks written by something that does not keep the count: a node of the previous release during a
     rolling upgrade, a hand-written SQL statement. Returns the addresses covered.
     """
-    pass_block_gate()
-    return _count_from_blocks(clock.utcnow())
+    return covered() if pass_block_gate() else _count_from_blocks(clock.utcnow())

@@ -24,8 +24,9 @@ def imported_decisions(origin, decision_ids):
     """``{(decision id, network)}`` of the blocks (in any state) imported from these decisions of ``origin``."""
     found, ids = set(), sorted(set(decision_ids))
     for start in range(0, len(ids), 1000):
-        found.update(db.session.execute(select(Block.source_decision_id, Block.network).where(
-            Block.origin == origin, Block.source_decision_id.in_(ids[start:start + 1000]))).tuples())
+        found.update((decision_id, network) for decision_id, network in db.session.execute(
+            select(Block.source_decision_id, Block.network).where(
+                Block.origin == origin, Block.source_decision_id.in_(ids[start:start + 1000]))))
     return found
 
 

@@ -16,13 +16,15 @@ def pass_gate(model, now, on_first_pass=None):
     """Take ``model``'s gate row (id 1; created on first use): the rest of this transaction runs alone.
 
     ``on_first_pass()`` runs when this transaction created the row (holding it), to set up what the
-    gate guards; a writer that finds the row missing meanwhile waits for that transaction.
+    gate guards; a writer that finds the row missing meanwhile waits for that transaction. Returns True
+    when this transaction created the row.
     """
     statement = update(model).where(model.id == 1).values(passed_at=now)
     if db.session.execute(statement).rowcount:
-        return
+        return False
     if insert_unless_conflict(model, {"id": 1, "passed_at": now}) is not None:
         if on_first_pass is not None:
             on_first_pass()
-        return
+        return True
     db.session.execute(statement)  # another transaction created it first: wait for it, then pass
+    return False

@@ -44,7 +44,9 @@ def upgrade():
         sa.PrimaryKeyConstraint('ends_at', name=op.f('pk_block_coverage')),
         if_not_exists=True,
     )
-    op.add_column('self_releases', sa.Column('network_key', sa.String(length=64), nullable=True), if_not_exists=True)
+    # IF NOT EXISTS (a run that failed halfway, after the concurrent index) where the database has it.
+    op.add_column('self_releases', sa.Column('network_key', sa.String(length=64), nullable=True),
+                  if_not_exists=op.get_context().dialect.name == 'postgresql')
     create_index_online('ix_self_releases_network_key_created_at', 'self_releases', ['network_key', 'created_at'])
     if not op.get_context().as_sql:
         _count_existing_blocks(op.get_bind())
