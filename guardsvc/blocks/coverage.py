@@ -25,11 +25,12 @@ import bisect
 import ipaddress
 import logging
 import socket
+from collections import defaultdict
 from datetime import datetime, timedelta
 
 from flask import current_app
 from flask_babel import format_decimal
-from sqlalchemy import delete, func, select, update
+from sqlalchemy import String, delete, func, select, type_coerce, update
 
 from guardsvc import messages
 from guardsvc.blocks.models import Block, BlockCoverage, BlockGate
@@ -61,6 +62,9 @@ def public_addresses(version, first, prefixlen):
     """How many public IPv4 addresses the network of ``version`` from integer ``first`` with ``prefixlen`` holds."""
     if version != 4:
         return 0
+    if prefixlen == 32:  # most blocks: one address, public unless a reserved range holds it
+        index = bisect.bisect_right(_NOT_PUBLIC_FIRSTS, first) - 1
+        return 0 if index >= 0 and _NOT_PUBLIC[index][1] >= first else 1
     last = first + (1 << (32 - prefixlen)) - 1
     count = last - first + 1
     index = bisect.bisect_right(_NOT_PUBLIC_FIRSTS, last)
@@ -186,18 +190,28 @@ def counts(blocks):
     return any(block.network and public_addresses_of(block.network) for block in blocks)
 
 
+def count_by_bucket(rows):
+    """``{bucket: public addresses}`` of ``(network, expires_at)`` rows of active blocks (``expires_at`` a
+    datetime, its ISO text as SQLite keeps it, or None)."""
+    per_expiry = defaultdict(int)  # a list's blocks share their expiry: few keys, each read once below
+    for network, expires_at in rows:
+        per_expiry[expires_at] += public_addresses_of(network)
+    buckets = defaultdict(int)
+    for expires_at, addresses in per_expiry.items():
+        if addresses:
+            buckets[bucket_of(datetime.fromisoformat(expires_at) if isinstance(expires_at, str) else expires_at)] \
+                += addresses
+    return dict(buckets)
+
+
 def _count_from_blocks(now):
     """Count again, from the active blocks, what they cover by expiry hour (gate held)."""
     db.session.execute(delete(BlockCoverage))
-    buckets = {}
-    rows = db.session.execute(select(Block.network, Block.expires_at).where(
+    # The expiry as the database returns it (ISO text on SQLite: not parsed a million times).
+    rows = db.session.execute(select(Block.network, type_coerce(Block.expires_at, String)).where(
         Block.network.is_not(None), Block.network.not_like("%:%"), Block.lifted_at.is_(None),
-        (Block.expires_at.is_(None)) | (Block.expires_at > now))).yield_per(20000)
-    for network, expires_at in rows:
-        addresses = public_addresses_of(network)
-        if addresses:
-            ends_at = bucket_of(expires_at)
-            buckets[ends_at] = buckets.get(ends_at, 0) + addresses
+        (Block.expires_at.is_(None)) | (Block.expires_at > now)).execution_options(yield_per=50000))
+    buckets = count_by_bucket(rows)
     if buckets:
         db.session.execute(BlockCoverage.__table__.insert(), [
             {"ends_at": ends_at, "addresses": addresses} for ends_at, addresses in buckets.items()])

@@ -54,20 +54,12 @@ def upgrade():
 
 def _count_existing_blocks(connection):
     """What the active blocks already stored cover, by expiry hour; the gate row says it is counted."""
-    from guardsvc.blocks.coverage import bucket_of, public_addresses_of
+    from guardsvc.blocks.coverage import count_by_bucket
 
     now = datetime.now(UTC).replace(tzinfo=None)
-    buckets = {}
-    rows = connection.execute(sa.text(
+    buckets = count_by_bucket(connection.execute(sa.text(
         "SELECT network, expires_at FROM blocks WHERE network IS NOT NULL AND network NOT LIKE '%:%' "
-        "AND lifted_at IS NULL AND (expires_at IS NULL OR expires_at > :now)"), {"now": now})
-    for network, expires_at in rows:
-        addresses = public_addresses_of(network)
-        if addresses:
-            if isinstance(expires_at, str):  # SQLite through a plain statement
-                expires_at = datetime.fromisoformat(expires_at)
-            ends_at = bucket_of(expires_at)
-            buckets[ends_at] = buckets.get(ends_at, 0) + addresses
+        "AND lifted_at IS NULL AND (expires_at IS NULL OR expires_at > :now)"), {"now": now}))
     coverage = sa.table('block_coverage', sa.column('ends_at', sa.DateTime()), sa.column('addresses', sa.BigInteger()))
     gate = sa.table('block_gate', sa.column('id', sa.Integer()), sa.column('passed_at', sa.DateTime()))
     connection.execute(coverage.delete())  # a run that failed halfway
