@@ -13,7 +13,9 @@ from types import SimpleNamespace
 import pytest
 
 from guardsvc.selfrelease.service import network_key, network_share
+from tests.blocks_helpers import from_ip
 from tests.live import LiveServer, all_at_once
+from tests.pages_support import text_of
 from tests.self_release_support import CHALLENGE, RELEASE, solve
 
 LIST_RANGE = "2001:db8::/32"  # a community list's range, self-releasable
@@ -100,3 +102,20 @@ def test_the_share_of_the_hour_is_a_tenth_and_at_least_one(app, monkeypatch, per
     monkeypatch.setitem(app.config, "SELF_RELEASE_PER_HOUR", per_hour)
     with app.app_context():
         assert network_share() == share
+
+
+def test_the_page_and_the_api_say_the_network_released_itself_already(client, make_block):
+    make_block(network="127.0.15.0/24", self_release=True)
+    first = {"headers": {"X-Device-Id": "ponsel-pertama"}, **from_ip("127.0.15.10")}
+    answer = client.get(CHALLENGE, **first)
+    assert client.post(RELEASE, json={"altcha": solve(answer.get_json()["data"]["challenge"])},
+                       **first).status_code == 201
+    neighbour = {"headers": {"X-Device-Id": "ponsel-tetangga"}, **from_ip("127.0.15.11")}
+    refused = client.get(CHALLENGE, **neighbour)
+    assert refused.status_code == 429 and 0 < int(refused.headers["Retry-After"]) <= 7 * 86400
+    assert refused.get_json()["message"].startswith("Jaringan alamat IP ini sudah membuka blokir sendiri")
+    english = client.get(CHALLENGE, headers={**neighbour["headers"], "Accept-Language": "en"},
+                         environ_base=neighbour["environ_base"])
+    assert english.get_json()["message"].startswith("This IP address's network has already unblocked itself")
+    page = text_of(client.get("/lepas-blokir", **neighbour))
+    assert "Jaringan alamat IP ini sudah membuka blokir sendiri baru-baru ini." in page
