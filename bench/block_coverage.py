@@ -157,8 +157,13 @@ def main():
     if not args.skip_sqlite:
         folder = Path(tempfile.mkdtemp(prefix="guardsvc-bench-coverage-"))
         run("SQLite", f"sqlite:///{folder / 'bench.db'}", args, table)
+        print_table(table)  # now, in case the next database fails
     if args.database_url:
         run("PostgreSQL", args.database_url, args, table)
+        print_table(table)
+
+
+def print_table(table):
     names = list(table)
     rows = list(next(iter(table.values())))
     width = max(map(len, rows))

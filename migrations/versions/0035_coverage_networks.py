@@ -54,12 +54,10 @@ def upgrade():
 
 def _count_existing_blocks(connection):
     """What the active blocks already stored cover, by expiry hour; the gate row says it is counted."""
-    from guardsvc.blocks.coverage import count_by_bucket
+    from guardsvc.blocks.coverage import active_ipv4_rows, count_by_bucket
 
     now = datetime.now(UTC).replace(tzinfo=None)
-    buckets = count_by_bucket(connection.execute(sa.text(
-        "SELECT network, expires_at FROM blocks WHERE network IS NOT NULL AND network NOT LIKE '%:%' "
-        "AND lifted_at IS NULL AND (expires_at IS NULL OR expires_at > :now)"), {"now": now}))
+    buckets = count_by_bucket(active_ipv4_rows(connection, now))
     coverage = sa.table('block_coverage', sa.column('ends_at', sa.DateTime()), sa.column('addresses', sa.BigInteger()))
     gate = sa.table('block_gate', sa.column('id', sa.Integer()), sa.column('passed_at', sa.DateTime()))
     connection.execute(coverage.delete())  # a run that failed halfway
