@@ -49,28 +49,37 @@ def median_ms(samples):
     return statistics.median(samples) * 1000
 
 
+def public_address(offset, index):
+    return str(ipaddress.IPv4Address((45 << 24) + offset + index))
+
+
+def uncounted_address(offset, index):
+    """An address no coverage counts (IPv6): what a block costs without the cap's work, beside it."""
+    return str(ipaddress.IPv6Address((0x2001_0db8 << 96) + offset + index))
+
+
 def time_adds(app, count, offset):
-    """Median ms of adding one public /32 block (and committing), and of adding and lifting one."""
+    """Median ms of adding one block (and committing), and of adding and lifting one: a public IPv4 address
+    (counted) and an IPv6 one (not counted), interleaved."""
     from guardsvc.blocks.service import create_block, lift_block
     from guardsvc.extensions import db
 
-    adds, lifts = [], []
+    times = {kind: ([], []) for kind in (public_address, uncounted_address)}
     with app.app_context():
         for index in range(count):
-            value = (45 << 24) + offset + index
-            started = time.perf_counter()
-            block = create_block(network=str(ipaddress.IPv4Address(value)), reason="bench")
-            db.session.commit()
-            adds.append(time.perf_counter() - started)
-            started = time.perf_counter()
-            other = create_block(network=str(ipaddress.IPv4Address(value + (1 << 20))), reason="bench")
-            db.session.commit()
-            lift_block(other.reference, reason="bench")
-            db.session.commit()
-            lifts.append(time.perf_counter() - started)
-            del block
+            for kind, (adds, lifts) in times.items():
+                started = time.perf_counter()
+                create_block(network=kind(offset, index), reason="bench")
+                db.session.commit()
+                adds.append(time.perf_counter() - started)
+                started = time.perf_counter()
+                other = create_block(network=kind(offset + (1 << 20), index), reason="bench")
+                db.session.commit()
+                lift_block(other.reference, reason="bench")
+                db.session.commit()
+                lifts.append(time.perf_counter() - started)
         db.session.remove()
-    return median_ms(adds), median_ms(lifts)
+    return {kind.__name__: (median_ms(adds), median_ms(lifts)) for kind, (adds, lifts) in times.items()}
 
 
 def time_recount(app):
@@ -125,17 +134,20 @@ def time_reading(app, count):
 def run(name, database_url, args, table):
     schema = "bench_coverage" if database_url.startswith("postgresql") else None
     app = make_app(database_url, schema)
-    small_add, small_lift = time_adds(app, args.adds, 0)
+    small = time_adds(app, args.adds, 0)
     load_seconds = load_blocks(app, args.blocks)
     recount_seconds, covered = time_recount(app)
-    big_add, big_lift = time_adds(app, args.adds, 1 << 16)
+    big = time_adds(app, args.adds, 1 << 16)
     union_seconds, rows, union = time_union_of_everything(app)
     reading = time_reading(app, args.blocks)
+    rows_out = {}
+    for size, figures in (("20", small), (f"{args.blocks:,}", big)):
+        for kind, label in (("public_address", "public IPv4, counted"), ("uncounted_address", "IPv6, not counted")):
+            add, lift = figures[kind]
+            rows_out[f"add one block, {label}, {size} blocks (ms)"] = f"{add:.2f}"
+            rows_out[f"add + lift one, {label}, {size} blocks (ms)"] = f"{lift:.2f}"
     table[name] = {
-        "add one public block, 20 blocks (ms, median)": f"{small_add:.2f}",
-        f"add one public block, {args.blocks:,} blocks (ms, median)": f"{big_add:.2f}",
-        "add + lift one, 20 blocks (ms, median)": f"{small_lift:.2f}",
-        f"add + lift one, {args.blocks:,} blocks (ms, median)": f"{big_lift:.2f}",
+        **rows_out,
         f"bulk load of {args.blocks:,} (s, bench loader, not counted)": f"{load_seconds:.1f}",
         f"count again from {args.blocks:,} blocks (s: migration, --recount)": f"{recount_seconds:.2f}",
         "public addresses covered (the sum)": f"{covered:,}",
