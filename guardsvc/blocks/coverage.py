@@ -30,7 +30,7 @@ from datetime import datetime, timedelta
 
 from flask import current_app
 from flask_babel import format_decimal
-from sqlalchemy import delete, func, select, update
+from sqlalchemy import bindparam, delete, func, select, update
 
 from guardsvc import messages
 from guardsvc.blocks.models import Block, BlockCoverage, BlockGate
@@ -131,17 +131,23 @@ def pass_block_gate():
     return pass_gate(BlockGate, clock.utcnow(), on_first_pass=lambda: _count_from_blocks(clock.utcnow()))
 
 
+# Plain table statements with bound values: compiled once, no ORM bookkeeping (a CrowdSec pull adds thousands).
+_BUCKETS = BlockCoverage.__table__
+_COVERED = select(func.coalesce(func.sum(_BUCKETS.c.addresses), 0)).where(_BUCKETS.c.ends_at > bindparam("now"))
+_ENDED = delete(_BUCKETS).where(_BUCKETS.c.ends_at <= bindparam("now"))
+_CHANGE = update(_BUCKETS).where(_BUCKETS.c.ends_at == bindparam("bucket")).values(
+    addresses=_BUCKETS.c.addresses + bindparam("change"))
+
+
 def covered(now=None):
     """Public IPv4 addresses the active blocks cover (their sum: never less than their union)."""
-    now = now or clock.utcnow()
-    return db.session.scalar(select(func.coalesce(func.sum(BlockCoverage.addresses), 0))
-                             .where(BlockCoverage.ends_at > now))
+    return db.session.scalar(_COVERED, {"now": now or clock.utcnow()})
 
 
 def room_for(addresses):
     """With the gate passed: ``(covered now, fits)`` for blocks adding ``addresses`` public addresses."""
     now = clock.utcnow()
-    db.session.execute(delete(BlockCoverage).where(BlockCoverage.ends_at <= now))  # buckets that ended
+    db.session.execute(_ENDED, {"now": now})  # buckets that ended
     cap, now_covered = cap_addresses(), covered(now)
     return now_covered, cap is None or now_covered + addresses <= cap
 
@@ -150,12 +156,10 @@ def add(expires_at, addresses):
     """Count ``addresses`` more public addresses, covered until ``expires_at`` (gate passed)."""
     if not addresses:
         return
-    ends_at = bucket_of(expires_at)
-    statement = (update(BlockCoverage).where(BlockCoverage.ends_at == ends_at)
-                 .values(addresses=BlockCoverage.addresses + addresses))
-    if not db.session.execute(statement).rowcount and insert_unless_conflict(
-            BlockCoverage, {"ends_at": ends_at, "addresses": addresses}) is None:
-        db.session.execute(statement)  # pragma: no cover - another writer made the row (gate passed: never)
+    values = {"bucket": bucket_of(expires_at), "change": addresses}
+    if not db.session.execute(_CHANGE, values).rowcount and insert_unless_conflict(
+            BlockCoverage, {"ends_at": values["bucket"], "addresses": addresses}) is None:
+        db.session.execute(_CHANGE, values)  # pragma: no cover - another writer made the row (gate passed: never)
 
 
 def take_for_block(network, expires_at, source):
@@ -181,8 +185,7 @@ def release_blocks(blocks):
         if addresses:
             ends_at = bucket_of(block.expires_at)
             if ends_at > now:  # a bucket that ended counts no more (and may be gone)
-                db.session.execute(update(BlockCoverage).where(BlockCoverage.ends_at == ends_at)
-                                   .values(addresses=BlockCoverage.addresses - addresses))
+                db.session.execute(_CHANGE, {"bucket": ends_at, "change": -addresses})
 
 
 def counts(blocks):
@@ -223,7 +226,7 @@ def active_ipv4_rows(connection, now):
 
 def _count_from_blocks(now):
     """Count again, from the active blocks, what they cover by expiry hour (gate held)."""
-    db.session.execute(delete(BlockCoverage))
+    db.session.execute(delete(_BUCKETS))
     buckets = count_by_bucket(active_ipv4_rows(db.session.connection(), now))
     if buckets:
         db.session.execute(BlockCoverage.__table__.insert(), [

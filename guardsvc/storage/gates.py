@@ -19,7 +19,8 @@ def pass_gate(model, now, on_first_pass=None):
     gate guards; a writer that finds the row missing meanwhile waits for that transaction. Returns True
     when this transaction created the row.
     """
-    statement = update(model).where(model.id == 1).values(passed_at=now)
+    table = model.__table__  # a plain table statement: no ORM bookkeeping on a row every writer updates
+    statement = update(table).where(table.c.id == 1).values(passed_at=now)
     if db.session.execute(statement).rowcount:
         return False
     if insert_unless_conflict(model, {"id": 1, "passed_at": now}) is not None:
