@@ -10,7 +10,7 @@
   the previous release keeps serving on this schema.
 
 Revision ID: 0035_coverage_networks
-Revises: 0031_edge_deltas
+Revises: 0033_nodes
 Create Date: 2026-11-29 04:30:00.000000
 
 """
@@ -24,7 +24,7 @@ from guardsvc.storage.migration_ops import create_index_online, drop_index_onlin
 
 # revision identifiers, used by Alembic.
 revision = '0035_coverage_networks'
-down_revision = '0031_edge_deltas'
+down_revision = '0033_nodes'
 branch_labels = None
 depends_on = None
 
