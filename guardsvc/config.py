@@ -136,6 +136,28 @@ def widest_block(read):
     return ipv4, ipv6
 
 
+# What all active IP blocks together may cover of the public IPv4 space, in percent (contract section 15):
+# the public part of FireHOL level 1 and Spamhaus DROP is about 0.5 % (docs/operations.md).
+MAX_COVERAGE_DEFAULT = "5%"
+
+
+def max_coverage(read):
+    """``GUARDSVC_MAX_COVERAGE``: ``"5%"`` (or ``"5"``) -> ``0.05``, the share of the public IPv4 space all
+    active blocks together may cover; ``none`` for no such limit."""
+    value = read.text("MAX_COVERAGE", MAX_COVERAGE_DEFAULT).strip()
+    if value.lower() == "none":
+        return None
+    try:
+        percent = float(value.removesuffix("%").strip())
+        if not 0 < percent <= 100:
+            raise ValueError(value)
+    except ValueError:
+        read.problems.append(f"GUARDSVC_MAX_COVERAGE: {value!r} is not a percentage above 0 and at most 100 "
+                             f"(e.g. \"{MAX_COVERAGE_DEFAULT}\"), or \"none\"")
+        return float(MAX_COVERAGE_DEFAULT.rstrip("%")) / 100
+    return percent / 100
+
+
 def never_block(read):
     """``GUARDSVC_NEVER_BLOCK``: the networks no block may cover any part of, as canonical CIDR text;
     ``none`` for no such network."""
@@ -468,6 +490,8 @@ def load_settings(instance_path):
         # wider than these prefix lengths and any block touching these networks.
         "WIDEST_BLOCK": widest_block(read),
         "NEVER_BLOCK": never_block(read),
+        # ... and any block that would take what all active IP blocks cover of the public IPv4 space past this.
+        "MAX_COVERAGE": max_coverage(read),
         # Webhooks (guardsvc.webhooks): endpoints come from `flask webhooks add`; these shape delivery.
         # One deadline for a whole POST (connect, send, answer).
         "WEBHOOK_TIMEOUT_SECONDS": read.number("WEBHOOK_TIMEOUT_SECONDS", kind=float, default=5, minimum=0.1),

@@ -125,6 +125,8 @@ FIELD_BAD_TIMESTAMP = _("Harus berupa waktu ISO 8601, misalnya 2026-11-22T08:50:
 FIELD_TIMESTAMP_OUT_OF_RANGE = _("Waktu ini keluar dari tahun 1 sampai 9999 setelah diubah ke UTC.")
 BLOCK_TOO_WIDE = _("Rentang {network} terlalu luas untuk diblokir: paling luas /{widest} untuk IPv{version}.")
 BLOCK_NEVER_BLOCKED = _("{network} tidak boleh diblokir: mengenai jaringan {never} yang tidak pernah diblokir.")
+BLOCK_COVERAGE_EXCEEDED = _("{network} tidak dapat diblokir: bersama blokir yang aktif, blokir akan menutupi {share} "
+                            "ruang alamat IPv4 publik, melebihi batas {cap}.")
 BLOCKLIST_IMPORT_REASON = _("Daftar blokir {source}")
 # ``flask blocks import`` (contract section 15): what the command prints.
 BLOCKLIST_IMPORTED = _("{added} blokir ditambahkan, {skipped} dilewati ({existing} sudah diblokir, {duplicates} "
@@ -132,6 +134,8 @@ BLOCKLIST_IMPORTED = _("{added} blokir ditambahkan, {skipped} dilewati ({existin
 BLOCKLIST_BAD_LINE = _("baris {number}: {text}: {why}")
 BLOCKLIST_MORE_BAD = _("... dan {count} baris salah lainnya")
 BLOCKLIST_REFUSED = _("{count} baris salah: tidak ada yang diimpor (--skip-bad melewati baris salah).")
+BLOCKLIST_COVERAGE_REFUSED = _("Tidak ada yang diimpor: daftar ini akan membuat blokir menutupi lebih dari {cap} "
+                               "ruang alamat IPv4 publik; baris {number} yang pertama melewatinya.")
 BLOCK_CHECK_NEEDS_TARGET = _("Isi ip atau device_id.")
 LIFT_REASON_PROBLEM = _("Alasan: {problem}")
 
@@ -173,6 +177,10 @@ SELF_RELEASE_USED_UP = _("Alamat IP atau perangkat ini sudah membuka blokir send
                          "Ajukan banding melalui formulir: {url}")
 SELF_RELEASE_CLOSED = _("Pembukaan blokir sendiri sedang tidak tersedia karena terlalu banyak permintaan. "
                         "Ajukan banding melalui formulir: {url}")
+SELF_RELEASE_NETWORK_USED_UP = _("Jaringan alamat IP ini sudah membuka blokir sendiri baru-baru ini. "
+                                 "Ajukan banding melalui formulir: {url}")
+SELF_RELEASE_NETWORK_CLOSED = _("Terlalu banyak pembukaan blokir sendiri dari jaringan ini atau di bawah blokir ini "
+                                "dalam satu jam terakhir. Ajukan banding melalui formulir: {url}")
 SELF_RELEASE_NEEDS_DEVICE = _("Pembukaan blokir sendiri memerlukan ID perangkat (cookie perangkat atau X-Device-Id).")
 SELF_RELEASE_PROOF_MALFORMED = _("Bukti kerja tidak terbaca. Muat ulang halaman lalu coba lagi.")
 SELF_RELEASE_PROOF_WRONG = _("Bukti kerja tidak sah.")

@@ -52,6 +52,7 @@ COMMANDS = [
     (["blocks", "lift", "BLK-00000000"], 1),
     (["blocks", "list"], 0),
     (["blocks", "import", BLOCKLIST], 0),
+    (["blocks", "coverage"], 0),
     (["allows", "add", "--ip", "198.51.100.8"], 0),
     (["allows", "list"], 0),
     (["allows", "remove", "1"], 1),

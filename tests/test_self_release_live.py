@@ -56,7 +56,9 @@ def capped_server(app):
 
 def test_the_hourly_cap_holds_across_workers(capped_server, make_block):
     make_block(network=RANGE, self_release=True)
-    statuses = release_all_at_once(capped_server, [(f"127.0.12.{100 + n}", f"botnet-{n}") for n in range(10)])
+    for n in range(10):  # ten networks, each under a block of its own: only the cap holds them back
+        make_block(network=f"127.0.{20 + n}.0/24", self_release=True)
+    statuses = release_all_at_once(capped_server, [(f"127.0.{20 + n}.100", f"botnet-{n}") for n in range(10)])
     assert sorted(statuses) == [201] * 3 + [429] * 7
     status, body = call(capped_server.port, "GET", CHALLENGE, "127.0.12.150", "terlambat")
     assert status == 429 and body["appeal_url"].startswith("/banding?ref=")

@@ -140,16 +140,17 @@ def test_the_admin_api_switch(client, bearer, make_block, app):
 
 
 def test_the_desk_counts_releases_per_block_and_source_and_who_was_blocked_again(admin_client, make_block, app):
-    reference = make_block(network=RANGE, self_release=True)
+    # A range wider than a /24: two visitors in two /24s of it are two networks, each releasing once.
+    reference = make_block(network="127.14.0.0/16", self_release=True)
     for n, device in enumerate(("cookie-a-000001", "cookie-b-000002")):
-        where = browser(admin_client, ip=f"127.0.14.{20 + n}", device=device)
+        where = browser(admin_client, ip=f"127.14.{1 + n}.{20 + n}", device=device)
         payload = solve(page_challenge(text_of(admin_client.get("/lepas-blokir", **where))))
         assert post_form(admin_client, "/lepas-blokir", {"altcha": payload}, page="/lepas-blokir",
                          **where).status_code == 303
-    make_block(network="127.0.14.20/32")  # the first of them is blocked again while released
+    make_block(network="127.14.1.20/32")  # the first of them is blocked again while released
     with app.app_context():
         assert mark_blocked_again() == 1
-        release = db.session.query(SelfRelease).filter_by(ip_address="127.0.14.20").one()
+        release = db.session.query(SelfRelease).filter_by(ip_address="127.14.1.20").one()
         assert release.reblocked_by is not None and release.reblocked_by != reference
         assert mark_blocked_again() == 0  # nothing new since
     desk = text_of(admin_client.get("/admin/lepas-sendiri", **from_ip("127.0.0.1")))

@@ -8,6 +8,7 @@ from sqlalchemy import and_, or_, select, update
 from guardsvc import messages
 from guardsvc.storage import clock
 from guardsvc.audit.service import record_event
+from guardsvc.blocks.coverage import pass_block_gate
 from guardsvc.blocks.models import MANUAL, AllowEntry, target_kind
 from guardsvc.blocks.service import checked_expiry, checked_target, filtered, for_each_client
 from guardsvc.web.errors import InvalidState, NotFound
@@ -26,6 +27,10 @@ def add_allow_entry(*, network=None, device_id=None, reason=None, expires_at=Non
     ``paired_device_id`` narrows an address entry to that device there; ``made_by``
     other than MANUAL (an approval's, a self-release's) yields to blocks created after
     it (``AllowEntry.outranks``).
+
+    Such an entry passes the blocks' gate first and is stamped after it: a block import that is running
+    then either sees it committed when it finishes (and makes its blocks on that client later than it)
+    or commits first (and its blocks are older than the entry). See ``bulk_import.restamp_for_entries``.
     """
     target = {"network": network, "device_id": device_id, "reason": reason, "paired_device_id": paired_device_id,
               "device_issued": device_issued}
@@ -34,15 +39,23 @@ def add_allow_entry(*, network=None, device_id=None, reason=None, expires_at=Non
 
 
 def add_allow_entries(targets, *, expires_at=None, minutes=None, actor=None, origin_ip=None, made_by=MANUAL):
-    """``add_allow_entry`` for each of ``targets`` (dicts of its target arguments and ``reason``), in one flush."""
+    """``add_allow_entry`` for each of ``targets`` (dicts of its target arguments and ``reason``), in one flush.
+
+    Entries made by an approval or a self-release pass the blocks' gate first and are stamped after it: a
+    block import that is running then either sees them committed when it finishes (and makes its blocks
+    on those clients later than them) or commits first (and its blocks are older than the entries). See
+    ``bulk_import.restamp_for_entries``.
+    """
+    networks = [checked_target(target.get("network"), target.get("device_id")) for target in targets]
+    if made_by != MANUAL and targets:
+        pass_block_gate()
     now = clock.utcnow()
     until = checked_expiry(now, minutes, expires_at)
-    entries = [AllowEntry(network=checked_target(target.get("network"), target.get("device_id")),
-                          device_id=target.get("device_id"), reason=target.get("reason"), created_at=now,
-                          expires_at=until, created_by_id=actor.id if actor else None,
+    entries = [AllowEntry(network=network, device_id=target.get("device_id"), reason=target.get("reason"),
+                          created_at=now, expires_at=until, created_by_id=actor.id if actor else None,
                           paired_device_id=target.get("paired_device_id"), made_by=made_by,
                           from_approval=made_by != MANUAL, device_issued=target.get("device_issued", False))
-               for target in targets]
+               for network, target in zip(networks, targets)]
     if not entries:
         return entries
     db.session.add_all(entries)

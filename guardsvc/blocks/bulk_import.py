@@ -7,8 +7,17 @@ anything is written, so a file with a bad line (not an address, too wide, on a
 never-blocked network: the one rule of ``bounds``) imports
 nothing unless the bad lines are to be skipped.
 
+A list whose new entries would take what all active blocks cover of the public
+IPv4 space past ``GUARDSVC_MAX_COVERAGE`` (``coverage``) imports nothing either,
+``--skip-bad`` or not, and names the first line that passes the cap: 255 ``/8``
+lines are not 255 acceptable ranges.
+
 The rows go in by chunks, each one statement (COPY on PostgreSQL, executemany
 elsewhere), in the command's one transaction: all of the list or none of it.
+The blocks carry the import's start as ``created_at``; an approval's or a
+self-release's allow entry committed while the import ran would outrank them as
+if they had existed before it, so the blocks such a client is under are stamped
+with the moment the import finishes (``restamp_for_entries``).
 What a single block creation does once per block (the audit entry, the
 webhook event, the metrics) happens once per import here, with the counts: a
 list of a million addresses is one ``blocks.imported`` event, not a million
@@ -20,8 +29,11 @@ from dataclasses import dataclass, field
 
 from guardsvc import messages
 from guardsvc.audit.service import record_event
-from guardsvc.blocks.models import Block
-from guardsvc.blocks.networks import fast_network, parse_network
+from sqlalchemy import select, update
+
+from guardsvc.blocks import coverage
+from guardsvc.blocks.models import MANUAL, AllowEntry, Block
+from guardsvc.blocks.networks import candidate_networks, fast_network, parse_network
 from guardsvc.blocks.bounds import block_bounds, refusal_text
 from guardsvc.blocks.service import checked_expiry
 from guardsvc.extensions import db
@@ -40,6 +52,9 @@ READ_EVERY_REFERENCE_FROM = 50_000
 # Writes of one chunk before a reference taken meanwhile by another writer is an error.
 REFERENCE_ATTEMPTS = 3
 IMPORTED_EVENT = "blocks.imported"
+# ``ImportReport.networks`` keeps, for each network, its first line number and its public addresses in one int.
+LINE_SHIFT = 33
+PUBLIC_MASK = (1 << LINE_SHIFT) - 1
 COLUMNS = ("reference", "network", "reason", "created_by_id", "created_at", "expires_at", "device_issued",
            "self_release", "imported_from")
 # blocks.imported_from: the list's name as the desk shows a block's source.
@@ -59,7 +74,8 @@ class ImportReport:
 
     source: str
     lines: int = 0
-    networks: set = field(default_factory=set, repr=False)  # canonical text, each once
+    # canonical text, each once -> its first line number << LINE_SHIFT | its public IPv4 addresses
+    networks: dict = field(default_factory=dict, repr=False)
     duplicates: int = 0
     existing: int = 0
     added: int = 0
@@ -82,6 +98,25 @@ class BadBlocklist(Exception):
     def __init__(self, report):
         super().__init__(f"{report.bad} bad line(s)")
         self.report = report
+
+    @property
+    def summary(self):
+        return messages.BLOCKLIST_REFUSED.format(count=self.report.bad)
+
+
+class CoverageRefused(BadBlocklist):
+    """The list's new entries would take what all blocks cover past ``GUARDSVC_MAX_COVERAGE``: nothing imported.
+
+    ``report.bad_lines`` holds the first line that passes the cap.
+    """
+
+    def __init__(self, report, number):
+        super().__init__(report)
+        self.number = number
+
+    @property
+    def summary(self):
+        return messages.BLOCKLIST_COVERAGE_REFUSED.format(cap=coverage.cap_text(), number=self.number)
 
 
 def entry_text(line):
@@ -115,7 +150,7 @@ def read_blocklist(lines, source):
         if canonical in seen:
             report.duplicates += 1
         else:
-            seen.add(canonical)
+            seen[canonical] = number << LINE_SHIFT | coverage.public_addresses(version, first, prefixlen)
     report.lines = number
     return report
 
@@ -144,19 +179,36 @@ def import_blocklist(lines, *, source, reason=None, minutes=None, self_release=F
     if report.bad and not skip_bad:
         raise BadBlocklist(report)
     reason = reason or for_storage(messages.BLOCKLIST_IMPORT_REASON, source=source)
-    # In index order: each chunk's rows land next to each other in the network index.
-    networks = sorted(report.networks)
-    report.networks = set()
+    entries, report.networks = report.networks, {}
     writer = _RowWriter(db.session.connection(), (reason, actor.id if actor else None, now, expires_at, False,
                                                   self_release, source[:SOURCE_NAME_LENGTH]),
-                        read_every_reference=len(networks) >= READ_EVERY_REFERENCE_FROM)
+                        read_every_reference=len(entries) >= READ_EVERY_REFERENCE_FROM)
+    # In index order: each chunk's rows land next to each other in the network index.
+    networks = sorted(entries)
+    fresh_chunks = []
     for start in range(0, len(networks), CHUNK_ROWS):
         chunk = networks[start:start + CHUNK_ROWS]
         fresh = writer.not_blocked(chunk, now)
         report.existing += len(chunk) - len(fresh)
+        fresh_chunks.append(fresh)
+    del networks
+    adds = sum(entries[network] & PUBLIC_MASK for fresh in fresh_chunks for network in fresh)
+    if adds:  # refused before anything is written; checked again below, after the gate
+        _check_coverage(report, entries, fresh_chunks, adds, coverage.covered())
+    for fresh in fresh_chunks:
         if fresh:
             writer.add(fresh)
             report.added += len(fresh)
+    # From here to the commit, no other writer of blocks or yielding entries. A first pass ever counted the
+    # blocks, these included.
+    counted = coverage.pass_block_gate()
+    if adds:
+        now_covered, fits = coverage.room_for(0 if counted else adds)
+        if not fits:
+            _check_coverage(report, entries, fresh_chunks, adds, now_covered - (adds if counted else 0))
+        if not counted:
+            coverage.add(expires_at, adds)
+    restamp_for_entries(now, fresh_chunks)
     metrics.BLOCKS_CREATED.inc(report.added)
     details = {**report.counts(), "reason": reason, "expires_at": clock.isoformat(expires_at),
                **({"self_release": True} if self_release else {})}
@@ -164,6 +216,46 @@ def import_blocklist(lines, *, source, reason=None, minutes=None, self_release=F
     queue_event(IMPORTED_EVENT, lambda: {"source": source, **report.counts(), "created_at": clock.isoformat(now),
                                          "expires_at": clock.isoformat(expires_at), "self_release": self_release})
     return report
+
+
+def _check_coverage(report, entries, fresh_chunks, adds, now_covered):
+    """Raise CoverageRefused, naming the first line (in the list's order) that takes what is covered past the cap."""
+    cap = coverage.cap_addresses()
+    if cap is None or now_covered + adds <= cap:
+        return
+    counted = sorted((entries[network] >> LINE_SHIFT, network, entries[network] & PUBLIC_MASK)
+                     for fresh in fresh_chunks for network in fresh if entries[network] & PUBLIC_MASK)
+    total = now_covered
+    for index, (number, network, addresses) in enumerate(counted):
+        total += addresses
+        if total > cap:
+            metrics.BLOCKS_REFUSED.labels(source="import").inc(len(counted) - index)
+            report.bad_lines = [BadLine(number, network, str(coverage.refusal_text(network, total - addresses,
+                                                                                   addresses)))]
+            raise CoverageRefused(report, number)
+
+
+def restamp_for_entries(started, fresh_chunks):
+    """Stamp with the commit's moment the new blocks on a client that got a yielding allow entry meanwhile.
+
+    An approval's or a self-release's entry outranks only the blocks that existed when it was made; this
+    import's blocks carry its start (``started``) but exist from its commit on. Entries made since the start
+    (committed: the caller passed the blocks' gate, which their makers pass too) are few; the blocks of this
+    import that cover their address get the present moment, so those entries yield to them.
+    """
+    made = db.session.scalars(select(AllowEntry.network).where(
+        AllowEntry.made_by != MANUAL, AllowEntry.created_at >= started, AllowEntry.removed_at.is_(None),
+        AllowEntry.network.is_not(None))).all()
+    if not made:
+        return 0
+    written = {network for fresh in fresh_chunks for network in fresh}
+    covering = {candidate for network in made for candidate in candidate_networks(network.rsplit("/", 1)[0])
+                if candidate in written}
+    if not covering:
+        return 0
+    return db.session.execute(update(Block).where(
+        Block.network.in_(sorted(covering)), Block.created_at == started, Block.lifted_at.is_(None))
+        .values(created_at=clock.utcnow()).execution_options(synchronize_session=False)).rowcount
 
 
 class _RowWriter:

@@ -2,10 +2,11 @@
 from pathlib import Path
 
 import click
+from flask import current_app
 
 from guardsvc import messages
 from guardsvc.storage import clock
-from guardsvc.blocks import service
+from guardsvc.blocks import coverage, service
 from guardsvc.blocks.bulk_import import BadBlocklist, import_blocklist
 from guardsvc.blocks.schemas import MAX_MINUTES, BlockCreateSchema
 from guardsvc.cli.support import echo_rows, json_option, run_or_exit
@@ -56,7 +57,7 @@ def import_command(file, reason, minutes, self_release, skip_bad):
                              self_release=self_release, skip_bad=skip_bad)
     except BadBlocklist as refused:
         _echo_bad_lines(refused.report)
-        raise click.ClickException(str(messages.BLOCKLIST_REFUSED.format(count=refused.report.bad))) from None
+        raise click.ClickException(str(refused.summary)) from None
     _echo_bad_lines(report)
     click.echo(messages.BLOCKLIST_IMPORTED.format(
         added=report.added, skipped=report.skipped, existing=report.existing, duplicates=report.duplicates,
@@ -93,3 +94,20 @@ def list_blocks(show_all, limit, as_json):
             for b in page.items]
     echo_rows(BLOCK_COLUMNS, rows, as_json=as_json, empty="no blocks", more=page.total - len(page.items))
 
+
+
+@blocks_cli.command("coverage")
+@click.option("--recount", is_flag=True, help="Count again from the active blocks (after blocks were written by a "
+                                              "node of the previous release, or by hand in SQL).")
+def coverage_command(recount):
+    """What all active blocks cover of the public IPv4 space, and the cap (GUARDSVC_MAX_COVERAGE)."""
+    if recount:
+        covered = coverage.recount()
+    else:
+        coverage.pass_block_gate()  # counted from the blocks if it never was
+        covered = coverage.covered()
+    cap = coverage.cap_addresses()
+    click.echo(f"covered: {covered} of {coverage.PUBLIC_IPV4} public IPv4 addresses "
+               f"({100 * covered / coverage.PUBLIC_IPV4:.4f}%)")
+    click.echo("cap: none" if cap is None else
+               f"cap: {cap} ({100 * current_app.config['MAX_COVERAGE']:.4f}%, GUARDSVC_MAX_COVERAGE)")

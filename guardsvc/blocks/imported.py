@@ -20,6 +20,16 @@ def find_imported_block(origin, decision_id, network):
         Block.origin == origin, Block.source_decision_id == decision_id, Block.network == network))
 
 
+def imported_decisions(origin, decision_ids):
+    """``{(decision id, network)}`` of the blocks (in any state) imported from these decisions of ``origin``."""
+    found, ids = set(), sorted(set(decision_ids))
+    for start in range(0, len(ids), 1000):
+        found.update((decision_id, network) for decision_id, network in db.session.execute(
+            select(Block.source_decision_id, Block.network).where(
+                Block.origin == origin, Block.source_decision_id.in_(ids[start:start + 1000]))))
+    return found
+
+
 def import_block(origin, decision_id, network, expires_at, reason, *, source_origin=None, self_release=False):
     """A block for this decision, unless one was imported before (then None, whatever its state now).
 

@@ -190,3 +190,28 @@ class EdgeChange(db.Model):
     block_id: Mapped[int]
     # Unix seconds when the row was logged (the database's clock).
     logged_at: Mapped[int] = mapped_column(BigInteger)
+
+
+class BlockGate(db.Model):
+    """One row every change of what blocks cover updates first (PostgreSQL: its row lock; SQLite: the write
+    lock): two writers cannot together take the coverage past ``GUARDSVC_MAX_COVERAGE``, and an import
+    learns every approval or self-release committed while it ran (``blocks.coverage``)."""
+
+    __tablename__ = "block_gate"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    passed_at: Mapped[datetime | None]
+
+
+class BlockCoverage(db.Model):
+    """Public IPv4 addresses the active blocks cover, summed by the hour their blocks expire in.
+
+    A block counts in the bucket of its expiry rounded up to the hour (never-expiring ones in the last
+    bucket): once ``ends_at`` has passed, every block of the bucket has expired and the bucket counts no
+    more, with no job to run. A lift takes its block's addresses out of its bucket.
+    """
+
+    __tablename__ = "block_coverage"
+
+    ends_at: Mapped[datetime] = mapped_column(primary_key=True)
+    addresses: Mapped[int] = mapped_column(BigInteger)

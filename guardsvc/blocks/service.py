@@ -8,6 +8,7 @@ from guardsvc.storage import clock, codes
 from guardsvc.audit.service import record_event
 from guardsvc.blocks.events import queue_block_event
 from guardsvc.blocks.models import MANUAL, ORIGIN_CROWDSEC, AllowEntry, Block, target_kind
+from guardsvc.blocks import coverage
 from guardsvc.blocks.bounds import check_bounds
 from guardsvc.blocks.networks import ZoneIdGiven, candidate_networks, canonical_network
 from guardsvc.web.errors import InvalidState, NotFound, ValidationFailed
@@ -134,10 +135,14 @@ def create_block(*, network=None, device_id=None, local_ip=None, reason=None, ex
     ``source_origin`` where that system says the decision came from.
     """
     network = checked_target(network, device_id)
+    source = "crowdsec" if origin == ORIGIN_CROWDSEC else "guardsvc"
     if network is not None:
-        check_bounds(network, "crowdsec" if origin == ORIGIN_CROWDSEC else "guardsvc")
+        check_bounds(network, source)
     now = clock.utcnow()
     expires_at = checked_expiry(now, minutes, expires_at)
+    if network is not None:
+        coverage.take_for_block(network, expires_at, source)  # refused when all blocks together would cover too much
+        now = clock.utcnow()  # after the gate: stamped in the order blocks are committed
     block = Block(reference=_unused_reference(), network=network, device_id=device_id,
                   local_ip=local_ip, reason=reason, expires_at=expires_at, created_at=now,
                   created_by_id=actor.id if actor else None, origin=origin,
@@ -200,7 +205,11 @@ def get_block(reference):
 
 
 def _mark_lifted(block, actor, reason, now):
-    """Conditional UPDATE: of two concurrent lifts exactly one changes the row (it alone counts and tells)."""
+    """Conditional UPDATE: of two concurrent lifts exactly one changes the row (it alone counts and tells).
+
+    A block that covers public IPv4 addresses gives them back to the coverage (``coverage``): its caller
+    passed the coverage gate first, before any block row was locked, as every writer does.
+    """
     changed = db.session.execute(
         update(Block).where(Block.id == block.id, Block.lifted_at.is_(None))
         .values(lifted_at=now, lifted_by_id=actor.id if actor else None, lift_reason=reason)
@@ -208,6 +217,7 @@ def _mark_lifted(block, actor, reason, now):
     ).rowcount
     db.session.refresh(block)
     if changed == 1:
+        coverage.release_blocks([block])
         metrics.BLOCKS_LIFTED.inc()
         queue_block_event("block.lifted", block)
     return changed == 1
@@ -216,6 +226,8 @@ def _mark_lifted(block, actor, reason, now):
 def lift_block(reference, *, actor=None, reason=None, origin_ip=None):
     """Lift one block by reference; the row stays with who, when and why. Already lifted: 409."""
     block = get_block(reference)
+    if coverage.counts([block]):
+        coverage.pass_block_gate()
     if not _mark_lifted(block, actor, reason, clock.utcnow()):
         raise InvalidState(messages.BLOCK_NOT_ACTIVE)
     record_event("block.lifted", block.reference, actor=actor, ip_address=origin_ip,
@@ -301,6 +313,8 @@ def lift_blocks(blocks, actor=None, reason=None):
     """Lift these blocks; returns the ones this call lifted (a concurrent lift keeps its own)."""
     if not blocks:
         return []
+    if coverage.counts(blocks):
+        coverage.pass_block_gate()  # before the rows' locks: every writer takes the gate first
     now = clock.utcnow()
     locked = db.session.scalars(select(Block).where(Block.id.in_([block.id for block in blocks]))
                                 .order_by(Block.id).with_for_update()).all()

@@ -16,7 +16,9 @@ from sqlalchemy import select
 
 from guardsvc import messages
 from guardsvc.stored_texts import for_storage
-from guardsvc.blocks.imported import active_imported_blocks, import_block, lift_imported_blocks
+from guardsvc.blocks import coverage
+from guardsvc.blocks.coverage import public_addresses_of
+from guardsvc.blocks.imported import active_imported_blocks, import_block, imported_decisions, lift_imported_blocks
 from guardsvc.blocks.models import ORIGIN_CROWDSEC
 from guardsvc.blocks.networks import TOO_WIDE, canonical_network
 from guardsvc.blocks.bounds import bounds_refusal
@@ -76,22 +78,26 @@ def apply_decisions(new, deleted, complete=False):
     ``complete`` (a startup pull, which lists every active decision): an active
     imported block whose decision is not listed ended while nobody pulled, and
     is lifted too.
+
+    The new decisions of one list (one origin and scenario: a CrowdSec blocklist arrives as one) are
+    judged together, as a file import is: when those not imported yet would together take what the
+    active blocks cover past ``GUARDSVC_MAX_COVERAGE``, none of them is imported (each is logged and
+    counted as refused). So 255 ``/8`` decisions are refused, not the first dozen imported.
     """
     created, listed = [], set()
-    for decision in new:
-        target = _ban_target(decision)
-        if target is None or target[2] <= clock.utcnow():
-            continue
-        decision_id, network, expires_at, scenario = target
-        if _refused(decision_id, network):
-            continue
-        listed.add((decision_id, network))
-        reason = for_storage(messages.CROWDSEC_BLOCK_REASON, decision_id=decision_id, scenario=scenario)
-        source_origin = str(decision.get("origin") or "")[:32] or None
-        block = import_block(ORIGIN_CROWDSEC, decision_id, network, expires_at, reason,
-                             source_origin=source_origin, self_release=_self_releasable(source_origin))
-        if block is not None:
-            created.append(block)
+    for decisions in _lists(new):
+        targets = []
+        for decision in decisions:
+            target = _ban_target(decision)
+            if target is None or target[2] <= clock.utcnow() or _refused(target[0], target[1]):
+                continue
+            targets.append((decision, target))
+        for decision, target in _within_coverage(targets):
+            decision_id, network, expires_at, scenario = target
+            listed.add((decision_id, network))
+            block = _import(decision, target)
+            if block is not None:
+                created.append(block)
     ended_ids = {target[0] for target in map(_ban_target, deleted) if target is not None}
     ended = [block for block in active_imported_blocks(ORIGIN_CROWDSEC)
              if block.source_decision_id in ended_ids
@@ -101,6 +107,56 @@ def apply_decisions(new, deleted, complete=False):
         reason = for_storage(messages.CROWDSEC_DECISION_ENDED, decision_id=block.source_decision_id)
         lifted += lift_imported_blocks([block], reason)
     return created, lifted
+
+
+def _lists(decisions):
+    """The decisions grouped by the list they come from (origin and scenario), in the order they came."""
+    groups = {}
+    for decision in decisions:
+        key = (str(decision.get("origin") or ""), str(decision.get("scenario") or "")) \
+            if isinstance(decision, dict) else ("", "")
+        groups.setdefault(key, []).append(decision)
+    return groups.values()
+
+
+def _within_coverage(targets):
+    """``targets`` of one list, less its new decisions when together they would pass the coverage cap
+    (those are logged and counted as refused)."""
+    adds = sum(public_addresses_of(target[1]) for _, target in targets)
+    if not adds or coverage.cap_addresses() is None:
+        return targets
+    imported = imported_decisions(ORIGIN_CROWDSEC, [target[0] for _, target in targets])
+    fresh = [(decision, target) for decision, target in targets if (target[0], target[1]) not in imported]
+    adds = sum(public_addresses_of(target[1]) for _, target in fresh)
+    if not adds:
+        return targets
+    coverage.pass_block_gate()
+    now_covered, fits = coverage.room_for(adds)
+    if fits:
+        return targets
+    metrics.BLOCKS_REFUSED.labels(source="crowdsec").inc(len(fresh))
+    for decision, target in fresh:
+        log.warning("crowdsec: decision %s on %s not imported: with the other %s new decisions of origin %s, "
+                    "scenario %s, blocks would cover %s of the public IPv4 space (GUARDSVC_MAX_COVERAGE: %s)",
+                    target[0], target[1], len(fresh) - 1, decision.get("origin"), target[3],
+                    coverage.share_text(now_covered + adds), coverage.cap_text())
+    refused = {(target[0], target[1]) for _, target in fresh}
+    return [(decision, target) for decision, target in targets if (target[0], target[1]) not in refused]
+
+
+def _import(decision, target):
+    """The block of one decision (None when imported before, or refused by the coverage cap meanwhile)."""
+    decision_id, network, expires_at, scenario = target
+    reason = for_storage(messages.CROWDSEC_BLOCK_REASON, decision_id=decision_id, scenario=scenario)
+    source_origin = str(decision.get("origin") or "")[:32] or None
+    try:
+        return import_block(ORIGIN_CROWDSEC, decision_id, network, expires_at, reason,
+                            source_origin=source_origin, self_release=_self_releasable(source_origin))
+    except coverage.CoverageExceeded as refused:  # counted by create_block
+        log.warning("crowdsec: decision %s on %s not imported: blocks would cover %s of the public IPv4 space "
+                    "(GUARDSVC_MAX_COVERAGE: %s)", decision_id, network,
+                    coverage.share_text(refused.covered + refused.addresses), coverage.cap_text())
+        return None
 
 
 def queue_decision_deletions(blocks):

@@ -16,8 +16,9 @@ SELF_RELEASE = Tag("Buka blokir sendiri", "Klien di bawah blokir berisiko rendah
                                           "dengan bukti kerja (ALTCHA PoW v2), sekali per masa jeda.")
 MUST_APPEAL = Failure("Berlaku blokir yang tidak dapat dibuka sendiri: `message` menyebut formulir banding, "
                       "`appeal_url` dan `reference` menyertainya.", (APPEAL_ERROR,))
-USED_UP = Failure("Alamat IP atau perangkat ini sudah membuka blokir sendiri dalam masa jeda, atau batas per jam "
-                  "semua klien tercapai: ajukan banding (`appeal_url`); `Retry-After` menyebut kapan bisa lagi.",
+USED_UP = Failure("Alamat IP, perangkat atau jaringan ini sudah membuka blokir sendiri dalam masa jeda, atau batas "
+                  "per jam semua klien (atau bagian jaringan atau blokir ini darinya) tercapai: ajukan banding "
+                  "(`appeal_url`); `Retry-After` menyebut kapan bisa lagi.",
                   (APPEAL_ERROR,))
 
 

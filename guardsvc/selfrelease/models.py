@@ -16,6 +16,8 @@ class SelfRelease(db.Model):
         # The cooldown asks "has this address / this device released itself since ...?".
         Index("ix_self_releases_address_key_created_at", "address_key", "created_at"),
         Index("ix_self_releases_device_key_created_at", "device_key", "created_at"),
+        # ... and "has this network?" (the blocked range, or the client's /24 or /48 in a wider one).
+        Index("ix_self_releases_network_key_created_at", "network_key", "created_at"),
         # The hourly cap counts the releases of the last hour.
         Index("ix_self_releases_created_at", "created_at"),
     )
@@ -27,6 +29,8 @@ class SelfRelease(db.Model):
     # erased, with the address itself, once neither the cooldown nor retention needs them.
     address_key: Mapped[str | None] = mapped_column(String(64))
     device_key: Mapped[str | None] = mapped_column(String(64))
+    # The network the cooldown and the hour's share also count (``selfrelease.service.network_key``).
+    network_key: Mapped[str | None] = mapped_column(String(64))
     ip_address: Mapped[str | None] = mapped_column(String(45))
     allow_entry_id: Mapped[int | None] = mapped_column(ForeignKey("allow_entries.id", ondelete="SET NULL"))
     # A block created while the release was in force that applies to the same client: found by the

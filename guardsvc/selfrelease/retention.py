@@ -28,7 +28,7 @@ def _self_release_addresses_due(now, config):
 
 def _erase_self_release_addresses(ids, now):
     db.session.execute(update(SelfRelease).where(SelfRelease.id.in_(ids))
-                       .values(ip_address=None, address_key=None, device_key=None)
+                       .values(ip_address=None, address_key=None, device_key=None, network_key=None)
                        .execution_options(synchronize_session=False))
 
 

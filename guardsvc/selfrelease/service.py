@@ -3,9 +3,16 @@
 A client may release itself when it is blocked now, every block on it (its
 address, the ranges around it, its device; local-IP narrowing and allow entries
 aside, "whatever else applies") is self-releasable, it names a device, neither
-its address (an IPv6 one by its /64) nor its device released itself within
-``SELF_RELEASE_COOLDOWN_DAYS``, and fewer than ``SELF_RELEASE_PER_HOUR``
-releases happened in the last 60 minutes. A release is an exact, temporary
+its address (an IPv6 one by its /64), nor its device, nor its network (below)
+released itself within ``SELF_RELEASE_COOLDOWN_DAYS``, fewer than
+``SELF_RELEASE_PER_HOUR`` releases happened in the last 60 minutes, and neither
+its network nor any of its blocks had ``NETWORK_SHARE`` of those.
+
+The network (contract section 14, fifth edition) is the blocked range itself,
+or the client's /24 (IPv4) or /48 (IPv6) when the range is wider: one holder of
+a /48 under a self-releasable /32 releases once per cooldown however many
+addresses it asks from, and the releases under one block cannot spend the hour
+for people under the others. A release is an exact, temporary
 allow entry of that address and that device (``made_by`` self_release: it yields
 to any later block), so every enforcement path honours it with no change of its
 own: forward auth, guarded routes and the host check read allow entries in
@@ -17,11 +24,12 @@ what every other process has committed, on SQLite and PostgreSQL alike.
 """
 import hashlib
 import ipaddress
+import math
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 
 from flask import current_app, url_for
-from sqlalchemy import func, select, update
+from sqlalchemy import func, select
 
 from guardsvc import messages
 from guardsvc.stored_texts import for_storage
@@ -35,14 +43,21 @@ from guardsvc.metrics import counters as metrics
 from guardsvc.selfrelease import proof
 from guardsvc.selfrelease.models import ReleaseGate, ReleasedBlock, SelfRelease, UsedProof
 from guardsvc.storage import clock
+from guardsvc.storage.gates import pass_gate
 from guardsvc.storage.inserts import insert_unless_conflict
 from guardsvc.web.errors import Conflict, Forbidden, GuardError, ValidationFailed
 from guardsvc.web.identity import DEVICE_HEADER, device_fingerprint
 from guardsvc.webhooks.service import queue_event
 
-OPEN, NOT_BLOCKED, APPEAL, NO_DEVICE, USED_UP, CLOSED = (
-    "open", "not_blocked", "appeal", "no_device", "used_up", "closed")
+OPEN, NOT_BLOCKED, APPEAL, NO_DEVICE, USED_UP, CLOSED, NETWORK_USED_UP, NETWORK_CLOSED = (
+    "open", "not_blocked", "appeal", "no_device", "used_up", "closed", "network_used_up", "network_closed")
 HOUR = timedelta(hours=1)
+# Of the hour's cap (``SELF_RELEASE_PER_HOUR``), what one network or the releases under one block may use:
+# 20 of the default 200, so a wave under one block (a list that hit a carrier's range) leaves 180 for people
+# under every other block. At least one.
+NETWORK_SHARE = 0.10
+# A range wider than this counts each client by this prefix of its own address (IPv4, IPv6).
+NETWORK_PREFIX = {4: 24, 6: 48}
 ALTCHA_FIELD = "altcha"
 
 
@@ -99,6 +114,17 @@ def address_key(ip_address):
     return str(address)
 
 
+def network_key(ip_address, blocks):
+    """The network a release of this client counts by: each IP block's range itself, or the client's /24
+    (IPv4) or /48 (IPv6) when the range is wider; the widest of those. None when only a device block applies."""
+    address = ipaddress.ip_address(ip_address)
+    prefix = NETWORK_PREFIX[address.version]
+    networks = [network if network.prefixlen >= prefix else ipaddress.ip_network(f"{address}/{prefix}", strict=False)
+                for network in (ipaddress.ip_network(block.network) for block in blocks if block.network)
+                if network.version == address.version]
+    return min(networks, key=lambda network: network.prefixlen).with_prefixlen if networks else None
+
+
 def device_key(device_id):
     """The device as the cooldown counts it: a digest, never the id (a device cookie is a secret)."""
     return hashlib.sha256(device_id.encode("utf-8")).hexdigest()
@@ -108,17 +134,19 @@ def _seconds_until(moment, now):
     return int((moment - now).total_seconds()) + 1
 
 
-def _cooldown_left(ip_address, device_id, now):
-    """Seconds until this address and device may release themselves again; 0 when they may now."""
+def _latest_release(column, key, since):
+    return db.session.scalar(select(func.max(SelfRelease.created_at)).where(column == key,
+                                                                            SelfRelease.created_at > since))
+
+
+def _cooldown_left(keys, now):
+    """Seconds until none of ``keys`` (``(column, key)`` pairs) released within the cooldown; 0 when none did."""
     days = current_app.config["SELF_RELEASE_COOLDOWN_DAYS"]
     if not days:
         return 0
     since = now - timedelta(days=days)
-    latest = [db.session.scalar(select(func.max(SelfRelease.created_at)).where(column == key,
-                                                                               SelfRelease.created_at > since))
-              for column, key in ((SelfRelease.address_key, address_key(ip_address)),
-                                  (SelfRelease.device_key, device_key(device_id)))]
-    latest = [moment for moment in latest if moment is not None]
+    latest = [moment for moment in (_latest_release(column, key, since) for column, key in keys if key)
+              if moment is not None]
     return _seconds_until(max(latest) + timedelta(days=days), now) if latest else 0
 
 
@@ -132,6 +160,27 @@ def _cap_left(now):
     return _seconds_until(oldest + HOUR, now) if count >= cap else 0
 
 
+def network_share():
+    """How many of the hour's releases one network, or the releases under one block, may use."""
+    return max(1, math.ceil(current_app.config["SELF_RELEASE_PER_HOUR"] * NETWORK_SHARE))
+
+
+def _share_left(network, blocks, now):
+    """Seconds until this network and each of these blocks are under their share of the hour again; 0 if they are."""
+    share, since = network_share(), now - HOUR
+    used = []
+    if network:
+        used.append(db.session.execute(select(func.count(), func.min(SelfRelease.created_at)).where(
+            SelfRelease.network_key == network, SelfRelease.created_at > since)).one())
+    used += db.session.execute(
+        select(func.count(), func.min(SelfRelease.created_at)).select_from(ReleasedBlock)
+        .join(SelfRelease, SelfRelease.id == ReleasedBlock.release_id)
+        .where(ReleasedBlock.block_id.in_([block.id for block in blocks]), SelfRelease.created_at > since)
+        .group_by(ReleasedBlock.block_id)).all()
+    full = [oldest for count, oldest in used if count >= share]
+    return _seconds_until(min(full) + HOUR, now) if full else 0
+
+
 def standing(client):
     """Where this client stands (``Standing``): may it release itself now, and if not, why not."""
     if find_active_block_id(client.ip_address, client.device_id, client.local_ip) is None:
@@ -142,12 +191,20 @@ def standing(client):
     if not client.device_id:
         return Standing(NO_DEVICE, blocks)
     now = clock.utcnow()
-    cooldown = _cooldown_left(client.ip_address, client.device_id, now)
+    cooldown = _cooldown_left(((SelfRelease.address_key, address_key(client.ip_address)),
+                               (SelfRelease.device_key, device_key(client.device_id))), now)
     if cooldown:
         return Standing(USED_UP, blocks, cooldown)
+    network = network_key(client.ip_address, blocks)
+    cooldown = _cooldown_left(((SelfRelease.network_key, network),), now)
+    if cooldown:
+        return Standing(NETWORK_USED_UP, blocks, cooldown)
     cap = _cap_left(now)
     if cap:
         return Standing(CLOSED, blocks, cap)
+    share = _share_left(network, blocks, now)
+    if share:
+        return Standing(NETWORK_CLOSED, blocks, share)
     return Standing(OPEN, blocks)
 
 
@@ -161,6 +218,10 @@ def refuse(found):
         raise ValidationFailed({DEVICE_HEADER: [messages.SELF_RELEASE_NEEDS_DEVICE]})
     if found.state == USED_UP:
         raise ReleaseUsedUp(messages.SELF_RELEASE_USED_UP, found.reference, found.retry_after)
+    if found.state == NETWORK_USED_UP:
+        raise ReleaseUsedUp(messages.SELF_RELEASE_NETWORK_USED_UP, found.reference, found.retry_after)
+    if found.state == NETWORK_CLOSED:
+        raise ReleaseUsedUp(messages.SELF_RELEASE_NETWORK_CLOSED, found.reference, found.retry_after)
     raise ReleaseUsedUp(messages.SELF_RELEASE_CLOSED, found.reference, found.retry_after)
 
 
@@ -204,14 +265,6 @@ def _refused_proof(problem):
     raise ValidationFailed({ALTCHA_FIELD: [PROOF_PROBLEMS[problem]]})
 
 
-def _pass_gate(now):
-    """Take the gate row (created on first use): the rest of this transaction runs alone."""
-    statement = update(ReleaseGate).where(ReleaseGate.id == 1).values(passed_at=now)
-    if db.session.execute(statement).rowcount == 0:
-        insert_unless_conflict(ReleaseGate, {"id": 1, "passed_at": now})
-        db.session.execute(statement)
-
-
 def release_client(client, payload, *, origin_ip=None):
     """Release this client by its proof ``payload``: the new ``SelfRelease``; refusals raised, nothing kept.
 
@@ -232,7 +285,7 @@ def release_client(client, payload, *, origin_ip=None):
     if insert_unless_conflict(UsedProof, {"digest": checked.digest, "expires_at": spent_until}) is None:
         metrics.SELF_RELEASES.labels("used_before").inc()
         raise Conflict(messages.SELF_RELEASE_PROOF_USED)
-    _pass_gate(now)
+    pass_gate(ReleaseGate, now)
     found = open_standing(client)  # again, now that no other release runs: what they committed counts
     return _record_release(client, found, now, origin_ip)
 
@@ -248,6 +301,7 @@ def _record_release(client, found, now, origin_ip):
                             reason=for_storage(messages.SELF_RELEASE_ALLOW_REASON, references=", ".join(references)))
     release = SelfRelease(created_at=now, allowed_until=allowed_until, address_key=address_key(client.ip_address),
                           device_key=device_key(client.device_id), ip_address=client.ip_address,
+                          network_key=network_key(client.ip_address, found.blocks),
                           allow_entry_id=entry.id)
     db.session.add(release)
     db.session.flush()
