@@ -16,7 +16,11 @@ def test_a_migration_behind_a_held_lock_gives_up_instead_of_queueing(app, monkey
         if db.engine.dialect.name != "postgresql":
             pytest.skip("lock_timeout is PostgreSQL's")
         url = db.engine.url
-        head = db.session.scalar(text("SELECT version_num FROM alembic_version"))
+        # To the revision whose undoing needs the table's strongest lock, with nothing held: later revisions
+        # build and drop indexes concurrently, each step committed on its own.
+        downgrade(revision="0021_device_labels")
+        db.session.remove()
+        before = db.session.scalar(text("SELECT version_num FROM alembic_version"))
     monkeypatch.setitem(app.config, "MIGRATION_LOCK_TIMEOUT_SECONDS", 0.5)
     holder = create_engine(url).connect()
     transaction = holder.begin()
@@ -28,5 +32,5 @@ def test_a_migration_behind_a_held_lock_gives_up_instead_of_queueing(app, monkey
         transaction.rollback()
         holder.close()
     with app.app_context():
-        assert db.session.scalar(text("SELECT version_num FROM alembic_version")) == head  # nothing half done
+        assert db.session.scalar(text("SELECT version_num FROM alembic_version")) == before  # nothing half done
         upgrade()

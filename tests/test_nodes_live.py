@@ -267,7 +267,7 @@ def test_with_a_deliverer_on_each_node_every_email_and_webhook_event_goes_out_on
 
 
 def test_a_node_whose_shared_setting_differs_is_named(fleet):
-    settings = fleet.node("odd-node", GUARDSVC_FORWARD_AUTH_SECRET="another-proxy-secret")
+    settings = fleet.node("odd-node", GUARDSVC_FORWARD_AUTH_SECRET="another-proxy-secret-of-forty-characters")
     odd = fleet.worker(settings)  # a node with a worker only reports too
     try:
         try:
