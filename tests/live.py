@@ -51,19 +51,22 @@ class LiveServer:
     still are separate processes, each opening its own database connections after the fork.
     """
 
-    def __init__(self, workers=4, env=None, port=None, threads=4, stdout=subprocess.DEVNULL):
+    def __init__(self, workers=4, env=None, port=None, threads=4, stdout=subprocess.DEVNULL, unset=()):
         self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         # What a browser opens: a name, as the README says (passkeys never work at an IP address).
         self.browser_url = f"http://localhost:{self.port}"
         self.metrics_dir = tempfile.mkdtemp(prefix="guardsvc-live-metrics-")
         gunicorn = Path(sys.executable).with_name("gunicorn")
-        settings = {"GUARDSVC_BIND": f"127.0.0.1:{self.port}", "GUARDSVC_WORKERS": str(workers),
-                    "GUARDSVC_THREADS": str(threads), "PROMETHEUS_MULTIPROC_DIR": self.metrics_dir}
+        # workers=None, threads=None: the project's defaults (one worker per core).
+        settings = {"GUARDSVC_BIND": f"127.0.0.1:{self.port}", "PROMETHEUS_MULTIPROC_DIR": self.metrics_dir,
+                    **({"GUARDSVC_WORKERS": str(workers)} if workers else {}),
+                    **({"GUARDSVC_THREADS": str(threads)} if threads else {})}
         self.process = subprocess.Popen(
             [str(gunicorn), "--log-level", "warning", "--preload", "wsgi:app"],
             # Access lines go to stdout: a test that reads them passes a file.
-            cwd=ROOT, env={**os.environ, **settings, **(env or {})}, start_new_session=True, stdout=stdout)
+            cwd=ROOT, env=_without(unset, {**os.environ, **settings, **(env or {})}), start_new_session=True,
+            stdout=stdout)
         self._wait()
 
     def _wait(self):
@@ -87,6 +90,11 @@ class LiveServer:
         except ProcessLookupError:
             pass
         self.process.wait()
+
+
+def _without(names, env):
+    """``env`` less the variables ``names`` (settings a test wants at their defaults)."""
+    return {name: value for name, value in env.items() if name not in names}
 
 
 @pytest.fixture(scope="session")
