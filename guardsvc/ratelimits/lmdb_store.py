@@ -260,11 +260,12 @@ class LmdbStorage(Storage):
         """
         if self.sweep(now, limit=10 ** 9):
             return
-        count = max(1, self.max_keys // 10)
+        with self.environment().begin() as txn:
+            count = max(1, min(self.max_keys, txn.stat(self.counts)["entries"]) // 10)
         if time.monotonic() >= self._next_warning:
             self._next_warning = time.monotonic() + 60
-            log.warning("rate-limit store %s holds %d counters: forgetting the %d whose windows end "
-                        "soonest (a larger map_size_mb keeps more)", self.path, self.max_keys, count)
+            log.warning("rate-limit store %s is full: forgetting the %d counters whose windows end "
+                        "soonest (a larger map_size_mb keeps more)", self.path, count)
         self._forget(lambda when: True, count)
 
     def _forget(self, ended, limit):
