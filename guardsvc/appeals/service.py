@@ -18,6 +18,7 @@ from guardsvc.blocks.service import find_active_block_id
 from guardsvc.web.errors import Cooldown, InvalidState, NotFound, TooManyPending
 from guardsvc.extensions import db
 from guardsvc.storage.inserts import insert_unless_conflict
+from guardsvc.storage.statements import Prepared
 from guardsvc.web.listing import COUNT_CAP, capped_count, contains_text, paginate
 from guardsvc.metrics import counters as metrics
 from guardsvc.web.locale import in_language
@@ -163,8 +164,8 @@ def find_ticket(ticket_number):
 # its compiled form), and gets plain rows instead of tracked ORM objects.
 PUBLIC_COLUMNS = ("ticket_number", "status", "created_at", "resolved_at", "admin_notes", "access_opened",
                   "return_path")
-_PUBLIC_STATUS = select(*(UnblockTicket.__table__.c[name] for name in PUBLIC_COLUMNS)).where(
-    UnblockTicket.__table__.c.ticket_number == bindparam("number"))
+_PUBLIC_STATUS = Prepared(select(*(UnblockTicket.__table__.c[name] for name in PUBLIC_COLUMNS)).where(
+    UnblockTicket.__table__.c.ticket_number == bindparam("number")))
 
 
 def ticket_status(ticket_number):
@@ -172,8 +173,7 @@ def ticket_status(ticket_number):
 
     Spaces are trimmed and any case is accepted, as in ``find_ticket``.
     """
-    return _by_number(ticket_number, lambda number: db.session.execute(
-        _PUBLIC_STATUS, {"number": number}).first())
+    return _by_number(ticket_number, lambda number: _PUBLIC_STATUS.first({"number": number}))
 
 
 def decide_ticket(ticket_number, action, *, actor=None, notes=None, origin_ip=None, lift_ranges=False):

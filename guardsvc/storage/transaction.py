@@ -41,6 +41,11 @@ def _mark_written(session, *_):
     session.info[_WROTE] = True
 
 
+def mark_written(session):
+    """``session`` wrote through its connection without SQLAlchemy seeing it: the request commits."""
+    session.info[_WROTE] = True
+
+
 def _mark_statement(state):
     if not state.is_select:
         state.session.info[_WROTE] = True
