@@ -16,7 +16,7 @@ from guardsvc.ratelimits import lmdb_store
 from guardsvc.storage.sqlite_writers import WriteQueue
 from tests.conftest import TEST_DATABASE_URL
 from tests.factories import submit_body
-from tests.live import ROOT, LiveServer, all_at_once, free_port
+from tests.live import ROOT, LiveServer, all_at_once, free_port, wait_for
 
 SUBMIT = "/api/guard/unblock-tickets/submit"
 on_sqlite = pytest.mark.skipif(not TEST_DATABASE_URL.startswith("sqlite"), reason="SQLite's write lock")
@@ -35,7 +35,9 @@ def test_the_default_shape_counts_a_limit_once_over_every_worker_process(app, tm
         "GUARDSVC_INSTANCE_PATH": str(instance), "GUARDSVC_RATELIMIT_ENABLED": "true",
         "GUARDSVC_RATELIMIT_CHECK": "7 per minute"})
     try:
-        workers = _worker_pids(server)
+        # gunicorn forks its workers a moment apart: the first may answer before the last exists.
+        workers = wait_for(lambda: len(_worker_pids(server)) >= machine_cores() and _worker_pids(server),
+                           "a worker per core")
         assert len(workers) == machine_cores() >= 2, workers  # this machine has several cores
         metrics = Path(server.metrics_dir)
 

@@ -52,10 +52,10 @@ _TICKETS = UnblockTicket.__table__
 # Built once. The condition is the partial index's own text (PENDING_ONLY), not a bound status:
 # only a literal 'pending' lets the database see that the index of pending tickets by address
 # holds every row it needs (SQLite, and PostgreSQL once it plans a prepared statement generically).
-_PENDING_ON_NETWORK = select(func.count()).select_from(
+_PENDING_ON_NETWORK = Prepared(select(func.count()).select_from(
     select(_TICKETS.c.id)
     .where(_TICKETS.c.ip_address == bindparam("ip"), PENDING_ONLY)
-    .limit(bindparam("ceiling", type_=Integer)).subquery())
+    .limit(bindparam("ceiling", type_=Integer)).subquery()))
 
 
 def _pending_on_network(ip_address, ceiling):
@@ -64,7 +64,7 @@ def _pending_on_network(ip_address, ceiling):
     All of a block wave behind one NAT shares an address: an unbounded count
     would read every one of its pending tickets on each new submission.
     """
-    return db.session.scalar(_PENDING_ON_NETWORK, {"ip": ip_address, "ceiling": ceiling})
+    return _PENDING_ON_NETWORK.scalar({"ip": ip_address, "ceiling": ceiling})
 
 
 def submit_ticket(client, *, name, email, reason, phone=None, site=None, return_path=None, language=None):

@@ -3,11 +3,12 @@ from flask import current_app
 from sqlalchemy import func, select
 
 from guardsvc.storage import clock
+from guardsvc.storage.statements import Prepared
 from guardsvc.extensions import db
 from guardsvc.outbox.models import OutboxMessage
 
 
-_INSERT = OutboxMessage.__table__.insert().returning(OutboxMessage.__table__.c.id)
+_INSERT = Prepared(OutboxMessage.__table__.insert().returning(OutboxMessage.__table__.c.id), writes=True)
 
 
 def queue_mail(kind, recipient, subject, template, **context):
@@ -63,7 +64,7 @@ def _render(name, context):
 
 def store_mail(row):
     """Insert a composed message in the caller's transaction (one INSERT, no object to track); its id."""
-    return db.session.execute(_INSERT, row).scalar_one()
+    return _INSERT.scalar(row)
 
 
 def messages_to(recipient, kind=None):

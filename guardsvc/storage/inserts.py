@@ -13,6 +13,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import make_transient_to_detached
 
 from guardsvc.extensions import db
+from guardsvc.storage.statements import Prepared
 
 _DIALECTS = {"postgresql": postgresql, "sqlite": sqlite}
 _PLANS = {}
@@ -23,7 +24,8 @@ def _plan(model, dialect_name):
     plan = _PLANS.get((model, dialect_name))
     if plan is None:
         table, mapper = model.__table__, inspect(model)
-        statement = _DIALECTS[dialect_name].insert(table).on_conflict_do_nothing().returning(*table.columns)
+        statement = Prepared(_DIALECTS[dialect_name].insert(table).on_conflict_do_nothing()
+                             .returning(*table.columns), writes=True)
         names = tuple(mapper.get_property_by_column(column).key for column in table.columns)
         plan = _PLANS[(model, dialect_name)] = (statement, names)
     return plan
@@ -39,7 +41,7 @@ def insert_unless_conflict(model, values):
     constructor, which records a change per attribute that nothing will read.
     """
     statement, names = _plan(model, db.session.get_bind().dialect.name)
-    row = db.session.execute(statement, values).first()
+    row = statement.first(values)
     if row is None:
         return None
     record = inspect(model).class_manager.new_instance()

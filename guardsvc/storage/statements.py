@@ -38,9 +38,9 @@ class _Compiled:
         processors = compiled._bind_processors
         self.processors = tuple(processors.get(name) for name in self.names)
         self.defaults = {}
-        for bind in compiled.binds.values():
+        for name, bind in compiled.binds.items():  # anonymous ones under their rendered names too
             if bind.value is not None and not bind.callable:
-                self.defaults[bind.key] = bind.value
+                self.defaults[name] = bind.value
         self.prefetch = []
         for column in getattr(compiled, "insert_prefetch", ()):
             default = column.default
@@ -67,6 +67,8 @@ class _Compiled:
         return tuple(values) if self.positional else dict(zip(self.names, values))
 
     def rows(self, raw):
+        if self.row is None:
+            return []
         if self.converts:
             processors = self.results
             raw = [tuple(value if processor is None or value is None else processor(value)
