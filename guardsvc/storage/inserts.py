@@ -44,8 +44,28 @@ def insert_unless_conflict(model, values):
     row = statement.first(values)
     if row is None:
         return None
+    return as_entity(model, names, row)
+
+
+def columns_of(model):
+    """``(table columns, their attribute names)`` of ``model``, in table order."""
+    table, mapper = model.__table__, inspect(model)
+    return tuple(table.columns), tuple(mapper.get_property_by_column(column).key for column in table.columns)
+
+
+def as_entity(model, names, values):
+    """A persistent ``model`` object of this session from its column ``values`` (attributes ``names``).
+
+    Filled as a query's result would be (no constructor, no change events), so it costs what a
+    row costs; changed afterwards, it is flushed as any loaded object. When the session already
+    holds that row's object, that one is returned, as a query would.
+    """
     record = inspect(model).class_manager.new_instance()
-    record.__dict__.update(zip(names, row))
+    record.__dict__.update(zip(names, values))
     make_transient_to_detached(record)
-    db.session.add(record)
+    session = db.session()
+    held = session.identity_map.get(inspect(record).key)
+    if held is not None:
+        return held
+    session.add(record)
     return record
