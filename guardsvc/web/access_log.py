@@ -5,6 +5,7 @@ The server configuration (guardsvc/gunicorn_conf.py) makes it gunicorn's logger 
 application echoed in ``X-Request-Id``.
 """
 import re
+from types import SimpleNamespace
 
 from gunicorn.glogging import Logger
 
@@ -16,6 +17,9 @@ from guardsvc.web.request_logs import HEADER, json_line
 # The atoms a JSON access line carries (``access`` below).
 JSON_ATOMS = ("m", "U", "q", "s", "B", "h", "a")
 _FORMAT_ATOMS = re.compile(r"%\(([^)]+)\)")
+# What gunicorn's own atoms read from the environ (the user atom reads the Authorization header).
+_BASE_ENVIRON = ("REMOTE_ADDR", "REQUEST_METHOD", "RAW_URI", "SERVER_PROTOCOL", "PATH_INFO", "QUERY_STRING",
+                 "HTTP_REFERER", "HTTP_USER_AGENT", "HTTP_AUTHORIZATION")
 
 
 class RedactingLogger(Logger):
@@ -30,16 +34,23 @@ class RedactingLogger(Logger):
     _wanted = None
 
     def atoms(self, resp, req, environ, request_time):
+        used, headers_used = self._atoms_used()
+        if not headers_used:
+            # gunicorn offers every header and environ variable as an atom: a line that names none
+            # gets the request's own atoms from the few environ keys they are made of.
+            environ = {key: environ[key] for key in _BASE_ENVIRON if key in environ}
+            resp, req = SimpleNamespace(status=resp.status, sent=getattr(resp, "sent", None), headers=()), ()
         atoms = super().atoms(resp, req, environ, request_time)
-        return {name: redact(atoms[name]) for name in self._atoms_used() if name in atoms}
+        return {name: redact(atoms[name]) for name in used if name in atoms}
 
     def _atoms_used(self):
         wanted = self._wanted
         if wanted is None or wanted[0] != self.cfg.access_log_format:
             names = {name.lower() if name.startswith("{") else name
                      for name in _FORMAT_ATOMS.findall(self.cfg.access_log_format or "")}
-            wanted = self._wanted = (self.cfg.access_log_format, tuple(names | set(JSON_ATOMS)))
-        return wanted[1]
+            wanted = self._wanted = (self.cfg.access_log_format, tuple(names | set(JSON_ATOMS)),
+                                     any(name.startswith("{") for name in names))
+        return wanted[1:]
 
     def access(self, resp, req, environ, request_time):
         if self._json is None:
