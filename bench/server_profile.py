@@ -106,6 +106,8 @@ def main():
         server = shapes.Served("guardsvc", lambda port: [str(hotpaths.BIN / "gunicorn"), "wsgi:app"], env,
                                port=int(env["GUARDSVC_BIND"].rpartition(":")[2]))
         path_ = shapes.paths(token, 1000)[args.only]
+        time.sleep(5)  # the other workers may still be booting; then a warm-up, not sampled
+        hotpaths.wrk(server.url, path_, argparse.Namespace(threads=2, connections=16, duration=4), dbs.folder)
         load = argparse.Namespace(threads=2, connections=16, duration=args.duration + 2)
         samplers = [sample(pid, args.duration, args.rate, dbs.folder) for pid in worker_pids(server)]
         result = hotpaths.wrk(server.url, path_, load, dbs.folder)

@@ -53,6 +53,7 @@ def parse_args():
     parser.add_argument("--tickets", type=int, default=1000)
     parser.add_argument("--shapes", default="default,sqlite-2-redis,postgresql-2-redis")
     parser.add_argument("--only", default="check,submit,save-my-ip")
+    parser.add_argument("--settle", type=float, default=5, help="seconds to wait after the servers answer")
     return parser.parse_args()
 
 
@@ -194,6 +195,14 @@ def main():
                       f"workers x {sizes['threads']} threads; {machine_cores()} cores; load average "
                       f"{os.getloadavg()[0]:.1f}", flush=True)
                 hot = paths(token, args.tickets)
+                # gunicorn answers once one worker has booted; the others may still be importing (several
+                # seconds on a busy machine), and each process's first requests fill its caches: a
+                # discarded warm-up round of every path on both servers first.
+                warm = argparse.Namespace(threads=args.threads, connections=args.connections, duration=4)
+                time.sleep(args.settle)
+                for name in names:
+                    for server in (reference, guardsvc):
+                        hotpaths.wrk(server.url, hot[name], warm, folder)
                 for name in names:
                     samples = {"reference": [], "guardsvc": []}
                     for _ in range(args.rounds):
