@@ -40,6 +40,8 @@ def parse_args():
     parser.add_argument("--rate", type=int, default=250, help="py-spy samples per second")
     parser.add_argument("--database-url", default=os.environ.get("GUARDSVC_BENCH_DATABASE_URL"))
     parser.add_argument("--top", type=int, default=25)
+    parser.add_argument("--children", action="append", default=[],
+                        help="also print what runs directly under this function (e.g. Flask.process_response)")
     return parser.parse_args()
 
 
@@ -54,6 +56,20 @@ def sample(pid, seconds, rate, folder):
         [str(hotpaths.BIN / "py-spy"), "record", "--pid", str(pid), "--duration", str(seconds),
          "--rate", str(rate), "--format", "raw", "--gil", "--nonblocking", "--output", str(out)],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def children(files, name):
+    """Samples per function called directly by the function ``name`` (its calls' shares)."""
+    under = collections.Counter()
+    for path in files:
+        for line in path.read_text().splitlines():
+            stack, _, count = line.rpartition(" ")
+            frames = [_short(frame) for frame in stack.split(";")]
+            for i, frame in enumerate(frames[:-1]):
+                if frame.startswith(name + " "):
+                    under[frames[i + 1]] += int(count)
+                    break
+    return under
 
 
 def fold(files):
@@ -118,6 +134,9 @@ def main():
               f"({len(samplers)} workers, {args.rate}/s)")
         report("own time (share of busy samples)", own, busy, args.top)
         report("on the stack (share of busy samples)", on_stack, busy, args.top * 2)
+        for name in args.children:
+            report(f"directly under {name}", children([out for out, _ in samplers if out.exists()], name), busy,
+                   args.top)
     finally:
         if server:
             server.stop()

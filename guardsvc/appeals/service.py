@@ -165,7 +165,7 @@ def find_ticket(ticket_number):
 PUBLIC_COLUMNS = ("ticket_number", "status", "created_at", "resolved_at", "admin_notes", "access_opened",
                   "return_path")
 _PUBLIC_STATUS = Prepared(select(*(UnblockTicket.__table__.c[name] for name in PUBLIC_COLUMNS)).where(
-    UnblockTicket.__table__.c.ticket_number == bindparam("number")))
+    UnblockTicket.__table__.c.ticket_number == bindparam("number")), alone=True)
 
 
 def ticket_status(ticket_number):

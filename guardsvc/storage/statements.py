@@ -21,8 +21,11 @@ with defaults that are plain values or callables of no argument.
 import collections
 import threading
 
+from flask import g, has_request_context
+from sqlalchemy.exc import DBAPIError
+
 from guardsvc.extensions import db
-from guardsvc.storage.transaction import mark_written
+from guardsvc.storage.transaction import READER as _READER, mark_written
 
 
 class _Compiled:
@@ -82,11 +85,15 @@ class Prepared:
 
     ``writes``: the statement changes rows (the request then commits). Inserts are compiled per
     set of given columns, as SQLAlchemy does, so that the others take their defaults.
+    ``alone``: the read of a request that reads nothing else (a status check): while no session
+    was made for the request it runs on a pooled connection of its own, and the session (its
+    transaction, its closing) is never made.
     """
 
-    def __init__(self, statement, writes=False):
+    def __init__(self, statement, writes=False, alone=False):
         self.statement = statement
         self.writes = writes
+        self.alone = alone and not writes
         self._by_columns = statement.is_insert or statement.is_update
         self._compiled = {}
         self._lock = threading.Lock()
@@ -105,6 +112,8 @@ class Prepared:
     def rows(self, params=None):
         """Every row of the result (named tuples), in the session's transaction."""
         params = params or {}
+        if self.alone and has_request_context() and not db.session.registry.has():
+            return self._rows_alone(params)
         session = db.session()
         connection = session.connection()
         compiled = self._for(connection.dialect, params)
@@ -125,6 +134,43 @@ class Prepared:
             cursor.close()
         if self.writes:
             mark_written(session)
+        return compiled.rows(raw)
+
+    def _rows_alone(self, params):
+        """A read of a request that reads nothing else: on a pooled connection of its own, no session.
+
+        The request's session is never made, so neither is its transaction (its snapshot, its
+        closing); the connection goes back to the pool when the request ends (``transaction.close_session``).
+        """
+        engine = db.engine
+        fairy = g.get(_READER)
+        if fairy is None:
+            try:
+                fairy = engine.raw_connection()
+            except engine.dialect.loaded_dbapi.Error as error:  # as a session's connect would raise it
+                raise DBAPIError.instance(None, None, error, engine.dialect.loaded_dbapi.Error,
+                                          dialect=engine.dialect) from error
+            setattr(g, _READER, fairy)
+        compiled = self._for(engine.dialect, params)
+        values = compiled.values(params)
+        cursor = fairy.cursor()
+        try:
+            listeners = engine.dispatch.before_cursor_execute
+            if listeners:
+                for listener in listeners:
+                    listener(None, cursor, compiled.sql, values, None, False)
+            try:
+                cursor.execute(compiled.sql, values)
+                raw = cursor.fetchall()
+            except engine.dialect.loaded_dbapi.Error as error:
+                lost = engine.dialect.is_disconnect(error, fairy, cursor)
+                if lost:
+                    g.pop(_READER, None)
+                    fairy.invalidate(error)
+                raise DBAPIError.instance(compiled.sql, values, error, engine.dialect.loaded_dbapi.Error,
+                                          connection_invalidated=lost, dialect=engine.dialect) from error
+        finally:
+            cursor.close()
         return compiled.rows(raw)
 
     def first(self, params=None):
