@@ -11,7 +11,8 @@ from guardsvc.web.application import GuardsvcFlask
 
 
 def create_app(config=None):
-    """Build the application: settings, extensions, doors, error handling, commands."""
+    """Build the application: settings, extensions, the edge's hooks, every feature (found, never named here),
+    the shared doors, error handling, commands."""
     app = GuardsvcFlask(__name__, instance_relative_config=True, instance_path=instance_path(),
                         template_folder=str(packaged.folder("templates")),
                         static_folder=str(packaged.folder("static")))
@@ -38,7 +39,8 @@ def create_app(config=None):
     read_whole_bodies(app)
     register_extensions(app)
     register_request_hooks(app)
-    register_blueprints(app)
+    register_features(app)
+    register_shared_doors(app)
     register_error_handlers(app)
     register_commands(app)
     return app
@@ -95,12 +97,10 @@ def read_whole_bodies(app):
 
 
 def register_extensions(app):
-    from guardsvc.accounts.auth import init_auth
     from guardsvc.web.cookies import init_cookie_session
     from guardsvc.storage.database import init_database
-    from guardsvc.extensions import babel, csrf, db, login_manager, mail, migrate
+    from guardsvc.extensions import babel, csrf, db, login_manager, migrate
     from guardsvc.ratelimits.limits import init_ratelimits
-    from guardsvc.outbox.service import init_mail_templates
     from guardsvc.translation import install_translations
     from guardsvc.web.locale import select_locale
     import guardsvc.models  # noqa: F401  (registers every table)
@@ -113,29 +113,16 @@ def register_extensions(app):
     login_manager.init_app(app)
     csrf.init_app(app)
     init_ratelimits(app)
-    mail.init_app(app)
     babel.init_app(app, locale_selector=select_locale)
     install_translations(app)
-    init_mail_templates(app)
-    init_auth(app)
-    init_places(app)
     # Every mapper complete now, in every process (web, worker, each CLI command), not at the first
     # query: code that fills ORM objects itself (storage/inserts.py) needs their attribute machinery.
     configure_mappers()
 
 
-def init_places(app):
-    """Locations of sign-ins (GUARDSVC_GEOIP_DATABASE): say at start when there are none; names in templates."""
-    from guardsvc.places.geoip import check_database
-    from guardsvc.places.names import init_place_names
-
-    check_database(app)
-    init_place_names(app)
-
-
 def register_request_hooks(app):
+    """The edge's hooks; a feature's own (the CSRF check, the block guard) follow in register_features."""
     from guardsvc.web.addresses import require_readable_address
-    from guardsvc.blocks.guard import init_guard
     from guardsvc.web.errors import render_unexpected
     from guardsvc.web.identity import issue_device_cookie
     from guardsvc.web.headers import add_security_headers
@@ -146,79 +133,30 @@ def register_request_hooks(app):
 
     app.before_request(assign_request_id)
     app.before_request(require_readable_address)
-    init_guard(app)
     app.after_request(issue_device_cookie)
     app.after_request(add_security_headers)
     app.after_request(vary_by_language)
     app.after_request(echo_request_id)
     init_static_files(app)
-    init_transactions(app, render_unexpected)  # last registered: runs first
+    init_transactions(app, render_unexpected)  # last registered of the edge's: runs first of them
 
 
-def register_blueprints(app):
-    from guardsvc.accounts import openapi_paths as accounts_paths
-    from guardsvc.admin import openapi_paths as admin_paths
-    from guardsvc.appeals import openapi_paths as appeals_paths
-    from guardsvc.blocks import openapi_paths as blocks_paths
-    from guardsvc.selfrelease import openapi_paths as self_release_paths
+def register_features(app):
+    """Every feature package's ``feature.py`` (guardsvc.features): its set-up, doors and commands."""
+    from guardsvc import features
+
+    features.register(app, features.discover())
+
+
+def register_shared_doors(app):
+    """The probes, the API document of every declared view, and ``/metrics`` (which times every request)."""
     from guardsvc.metrics.door import init_metrics
     from guardsvc.openapi.document import init_openapi
-    from guardsvc.signin import openapi_paths as signin_paths
-    from guardsvc.trust import openapi_paths as trust_paths
-    from guardsvc.accounts.api import bp as accounts_api
-    from guardsvc.admin.api import bp as admin_api
-    from guardsvc.admin.allows_api import bp as admin_allows_api
-    from guardsvc.appeals.api import bp as appeals_api
-    from guardsvc.blocks.api import bp as blocks_api
-    from guardsvc.blocks.forward_auth import bp as forward_auth
-    from guardsvc.blocks.edge_api import bp as edge_api
-    from guardsvc.crowdsec.api import bp as crowdsec_api
-    from guardsvc.selfrelease.api import bp as self_release_api
-    from guardsvc.selfrelease.views import bp as self_release_pages
-    from guardsvc.blocks.views import bp as block_pages
     from guardsvc.web.health import bp as health
-    from guardsvc.signin.api import bp as signin_api
-    from guardsvc.trust.api import bp as trust_api
-    from guardsvc.pages.views import bp as pages
-    from guardsvc.appeals.views import bp as appeal_pages
-    from guardsvc.appeals.conversation_views import bp as conversation_pages
-    from guardsvc.accounts.views import bp as account_pages
-    from guardsvc.accounts.session_views import bp as session_pages
-    from guardsvc.signin.reauth_views import bp as reauth_pages
-    from guardsvc.signin.recovery_views import bp as recovery_pages
-    from guardsvc.trust.views import bp as trust_pages
-    from guardsvc.signin.views import bp as signin_pages
-    from guardsvc.signin.account_views import bp as security_pages
-    from guardsvc.signin.passkey_views import bp as passkey_signin_pages
-    from guardsvc.passkeys.views import bp as passkey_pages
-    from guardsvc.admin.views import bp as admin_pages
-    from guardsvc.admin.allows_views import bp as admin_allow_pages
-    from guardsvc.admin.desk_views import bp as admin_desk_pages
 
-    init_openapi(app, (appeals_paths, trust_paths, accounts_paths, signin_paths, blocks_paths, self_release_paths,
-                       admin_paths))
-    init_metrics(app, scrape_time_gauges())
-    for blueprint in (health, accounts_api, trust_api, appeals_api, signin_api, blocks_api,
-                      admin_api, admin_allows_api, forward_auth, edge_api, crowdsec_api, self_release_api):
-        app.register_blueprint(blueprint)
-    for blueprint in (pages, appeal_pages, conversation_pages, account_pages, session_pages, recovery_pages,
-                      trust_pages, signin_pages, passkey_signin_pages, security_pages, passkey_pages, reauth_pages,
-                      admin_pages, admin_allow_pages, admin_desk_pages, block_pages, self_release_pages):
-        app.register_blueprint(blueprint)
-
-
-def scrape_time_gauges():
-    """What ``/metrics`` computes at each scrape: ``{name: (help, function)}``."""
-    from guardsvc.appeals.service import count_pending
-    from guardsvc.blocks.service import count_active
-    from guardsvc.outbox.service import backlog
-
-    return {
-        "guardsvc_outbox_backlog": ("E-mails waiting to be delivered.", lambda: backlog()[0]),
-        "guardsvc_outbox_oldest_age_seconds": ("Age of the oldest e-mail waiting.", lambda: backlog()[1]),
-        "guardsvc_pending_tickets": ("Tickets waiting for a decision.", count_pending),
-        "guardsvc_active_blocks": ("Blocks that apply now.", count_active),
-    }
+    app.register_blueprint(health)
+    init_openapi(app)
+    init_metrics(app)
 
 
 def register_error_handlers(app):
@@ -228,22 +166,7 @@ def register_error_handlers(app):
 
 
 def register_commands(app):
-    from guardsvc.accounts.cli import tokens_cli, users_cli
-    from guardsvc.accounts.passwords_cli import passwords_cli
-    import guardsvc.twofactor.cli  # noqa: F401  (adds users reset-2fa)
-    import guardsvc.passkeys.cli  # noqa: F401  (adds users passkeys)
-    from guardsvc.appeals.cli import tickets_cli
-    from guardsvc.outbox.cli import mail_cli
-    from guardsvc.blocks.cli import blocks_cli
-    from guardsvc.blocks.allows_cli import allows_cli
-    from guardsvc.blocks.proxy_cli import edge_cli
-    from guardsvc.crowdsec.cli import bouncers_cli, crowdsec_cli
-    from guardsvc.sessions.cli import sessions_cli
-    from guardsvc.retention.cli import purge_command, worker_command
-    from guardsvc.twofactor.cli import twofactor_cli
-    from guardsvc.webhooks.cli import webhooks_cli
+    """``flask worker``: the features' background rounds (their own commands come with them)."""
+    from guardsvc.cli.worker import worker_command
 
-    for group in (users_cli, tokens_cli, tickets_cli, mail_cli, blocks_cli, allows_cli, sessions_cli,
-                  twofactor_cli, bouncers_cli, crowdsec_cli, webhooks_cli, passwords_cli, edge_cli,
-                  purge_command, worker_command):
-        app.cli.add_command(group)
+    app.cli.add_command(worker_command)

@@ -9,8 +9,10 @@ all of them in one ``SettingsError``. A secret may come from a file:
 import ipaddress
 import logging
 import os
+import re
 import secrets
 import shlex
+import socket
 from pathlib import Path
 from urllib.parse import urlsplit
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
@@ -62,7 +64,7 @@ class _Reader:
             self.problems.append(f"{PREFIX}{name}: {value!r} is not a yes/no value (true/false, 1/0, yes/no, on/off)")
         return False
 
-    def number(self, name, default, *, kind=int, minimum=0):
+    def number(self, name, default, *, kind=int, minimum=0, maximum=None):
         value = self.text(name)
         if value is None:
             return default
@@ -73,6 +75,9 @@ class _Reader:
             return default
         if number < minimum:
             self.problems.append(f"{PREFIX}{name}: {value} is below the smallest allowed value, {minimum}")
+            return default
+        if maximum is not None and number > maximum:
+            self.problems.append(f"{PREFIX}{name}: {value} is above the largest allowed value, {maximum}")
             return default
         return number
 
@@ -245,6 +250,33 @@ def forward_auth_secret(read, instance_path):
     return read.text("FORWARD_AUTH_SECRET") or instance_secret(instance_path, FORWARD_AUTH_SECRET_FILE)
 
 
+NODE_NAME_MAX = 100
+_UNPRINTABLE = re.compile(r"[\x00-\x1f\x7f]")
+
+
+def node_name(read, instance_path):
+    """``GUARDSVC_NODE_NAME``: how ``flask nodes`` and the desk name this node (contract section 17).
+
+    Unset: the host name and the instance folder (``web-1:/srv/guardsvc/instance``), its end kept when
+    longer than ``NODE_NAME_MAX``. Given but empty, too long or holding control characters: a problem.
+    """
+    given = os.environ.get(PREFIX + "NODE_NAME")
+    if given is None:
+        name = f"{socket.gethostname()}:{Path(instance_path).resolve()}"
+        return name if len(name) <= NODE_NAME_MAX else "\u2026" + name[-(NODE_NAME_MAX - 1):]
+    name = given.strip()
+    if not name:
+        read.problems.append(f"{PREFIX}NODE_NAME: is empty; unset it for the default (the host name and the "
+                             "instance folder), or give each node a name of its own")
+    elif len(name) > NODE_NAME_MAX:
+        read.problems.append(f"{PREFIX}NODE_NAME: {len(name)} characters, more than {NODE_NAME_MAX}")
+    elif _UNPRINTABLE.search(name):
+        read.problems.append(f"{PREFIX}NODE_NAME: {name!r} holds control characters")
+    else:
+        return name
+    return None
+
+
 def _cheap_password_hashes_for_tests(read):
     """The test suite's switch to the smallest Argon2id costs; loud, so it is never on unnoticed."""
     on = read.flag("TESTING_CHEAP_PASSWORD_HASHES", False)
@@ -367,13 +399,19 @@ def load_settings(instance_path):
         "MAIL_USE_TLS": read.flag("MAIL_USE_TLS", False),
         "MAIL_USE_SSL": read.flag("MAIL_USE_SSL", False),
         "MAIL_DEFAULT_SENDER": read.text("MAIL_DEFAULT_SENDER", "guardsvc <no-reply@localhost>"),
-        "MAIL_SUPPRESS_SEND": False,
         # Without a mail server, mail is kept here whole for `flask mail show` (outbox/mailbox.py).
         "MAILBOX_DIR": read.text("MAILBOX_DIR") or str(Path(instance_path) / "mail"),
         "MAIL_TIMEOUT_SECONDS": read.number("MAIL_TIMEOUT_SECONDS", 15),
         "MAIL_MAX_ATTEMPTS": read.number("MAIL_MAX_ATTEMPTS", 10),
         "MAIL_RETRY_SECONDS": read.number("MAIL_RETRY_SECONDS", 30),
         "MAIL_POLL_SECONDS": read.number("MAIL_POLL_SECONDS", 5),
+        # A deliverer's claim on a batch of mail or webhooks (guardsvc.storage.queue): what a node that died
+        # holding it leaves waiting this long for another node. Longer than a batch can take to send.
+        "DELIVERY_LEASE_SECONDS": read.number("DELIVERY_LEASE_SECONDS", kind=float, default=600, minimum=1),
+        # Several nodes (contract section 17): each reports itself to the database this often (guardsvc.nodes).
+        "NODE_NAME": node_name(read, instance_path),
+        "NODE_REPORT_SECONDS": read.number("NODE_REPORT_SECONDS", kind=float, default=15, minimum=0.2,
+                                           maximum=20),
         # Retention of personal data (contract section 10), applied by `flask worker` and `flask purge`.
         "RETENTION_DAYS": read.number("RETENTION_DAYS", 30),
         "SIGNIN_HISTORY_DAYS": read.number("SIGNIN_HISTORY_DAYS", 90),

@@ -1,7 +1,6 @@
 """Extension objects, created unbound and initialised by the app factory."""
 from flask_babel import Babel
 from flask_login import LoginManager
-from flask_mail import Mail
 from flask_migrate import Migrate
 from flask_sqlalchemy import SQLAlchemy
 from flask_wtf.csrf import CSRFProtect
@@ -25,5 +24,4 @@ db = SQLAlchemy(model_class=Base)
 migrate = Migrate()
 login_manager = LoginManager()
 csrf = CSRFProtect()
-mail = Mail()
 babel = Babel()

@@ -21,6 +21,8 @@ command lines. What it sets, and why:
   adds up every worker's counts, and each dead worker's live gauges are let go.
 - no control socket unless GUARDSVC_CONTROL_SOCKET names one: its default lives in the
   home folder, which the shipped unit hides (ProtectHome=true).
+- each worker reports the node to the database (guardsvc.nodes): one row per node, with the
+  server's start, however many workers it has.
 
 GUARDSVC_BIND, GUARDSVC_WORKERS and GUARDSVC_THREADS set the address and the sizes; a
 flag on gunicorn's command line still wins over this file, as gunicorn documents.
@@ -28,6 +30,7 @@ flag on gunicorn's command line still wins over this file, as gunicorn documents
 import logging
 import os
 import sys
+import time
 from pathlib import Path
 
 from guardsvc.config import (SettingsError, instance_path, load_settings, mark_server_configured,
@@ -39,6 +42,9 @@ try:
 except SettingsError as problems:
     sys.stderr.write(f"{problems}\n")
     raise SystemExit(2) from None
+
+# Read in the master, before it forks: every worker reports the server's start as its node's.
+_SERVER_STARTED = time.time()
 
 wsgi_app = "wsgi:app"
 bind = [_server["bind"]]
@@ -127,3 +133,11 @@ def child_exit(server, worker):
     from prometheus_client import multiprocess
 
     multiprocess.mark_process_dead(worker.pid)
+
+
+def post_worker_init(worker):
+    """Each worker reports its node to the database (a thread; one write per node per interval)."""
+    from guardsvc.nodes.heartbeat import WEB, start_reporting
+
+    if hasattr(worker.wsgi, "app_context"):  # guardsvc's application (wsgi:app), not another one
+        start_reporting(worker.wsgi, WEB, started=_SERVER_STARTED)

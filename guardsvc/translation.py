@@ -35,7 +35,8 @@ def _chosen_locale():
     """The locale Flask-Babel already chose (or was forced to) in this context, read in one step.
 
     ``get_locale()`` answers the same after three look-ups through ``flask.g``'s proxy; where
-    Flask-Babel keeps its choice is its own business, so anything unexpected falls back to it.
+    Flask-Babel keeps its choice is its own business, so anything unexpected falls back to it
+    (and tests/test_dependency_reaches.py fails, as the quick look would then never find it).
     """
     try:
         state = g._get_current_object().__dict__.get("_flask_babel")
@@ -49,14 +50,22 @@ def gettext(text):
     return _catalogue().ugettext(text)
 
 
+class MessageId(LazyString):
+    """A message id: its source text (``source``), read in the language of the moment it is used as text."""
+
+    def __init__(self, text):
+        super().__init__(gettext, text)
+        self.source = text
+
+
 def lazy_gettext(text):
     """A message id: ``text`` in the language of the moment it is used as text."""
-    return LazyString(gettext, text)
+    return MessageId(text)
 
 
 def source_text(message):
     """The source text (Indonesian) of a message id made by ``lazy_gettext``, in no request's language."""
-    return message._args[0]
+    return message.source
 
 
 def _fill(eval_ctx, translated, values):

@@ -5,6 +5,8 @@ from flask import current_app
 
 from alembic import context
 
+from guardsvc.storage.revisions import newer_release_migrated, record_declaration
+
 # this is the Alembic Config object, which provides
 # access to the values within the .ini file in use.
 config = context.config
@@ -61,7 +63,9 @@ def run_migrations_offline():
     """
     url = config.get_main_option("sqlalchemy.url")
     context.configure(
-        url=url, target_metadata=get_metadata(), literal_binds=True
+        url=url, target_metadata=get_metadata(), literal_binds=True,
+        # A migration that breaks older code says so; the database keeps it (guardsvc.storage.revisions).
+        on_version_apply=record_declaration,
     )
     if context.get_context().dialect.name == "postgresql":
         context.execute(lock_timeout_statement())  # the script sets it as the online run does
@@ -107,15 +111,35 @@ def run_migrations_online():
         context.configure(
             connection=connection,
             target_metadata=get_metadata(),
+            # A migration that breaks older code says so; the database keeps it (guardsvc.storage.revisions).
+            on_version_apply=record_declaration,
             **conf_args
         )
 
         try:
+            if _migrated_by_a_newer_release(connection):
+                return
             with context.begin_transaction():
                 context.run_migrations()
         finally:
             if connection.dialect.name == "postgresql":
                 _reset_timeouts(connection)
+
+
+def _migrated_by_a_newer_release(connection):
+    """A newer release's migrations ran (a revision this code does not know): nothing to do when its schema
+    still serves this code (a node of the previous release restarting mid-upgrade runs `db upgrade`
+    first, as the shipped unit does); refused, naming why, when a migration declared it does not."""
+    stored = context.get_context().get_current_heads()
+    known = {script.revision for script in context.script.walk_revisions()}
+    problem = newer_release_migrated(connection, stored, known)
+    if problem is None:
+        return False
+    if problem:
+        raise RuntimeError(problem)
+    logger.info("the database is at %s, a newer release's revision, and its schema serves this code: "
+                "nothing to upgrade", ", ".join(stored))
+    return True
 
 
 def _reset_timeouts(connection):

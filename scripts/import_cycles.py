@@ -26,13 +26,13 @@ SOURCE = Path(__file__).resolve().parent.parent / ROOT_PACKAGE
 # Bottom to top. A module imports its own layer and the layers below it, never one above; every
 # first-level name under guardsvc (a package or a top-level module) has its place here.
 LAYERS = (
-    ("base", {"config", "extensions", "messages", "translation", "stored_texts", "packaged"}),
+    ("base", {"config", "extensions", "messages", "translation", "stored_texts", "packaged", "features"}),
     ("storage", {"storage"}),
     ("edge", {"web", "cli"}),
-    ("shared services", {"openapi", "ratelimits", "metrics"}),
+    ("shared services", {"openapi", "ratelimits", "metrics", "retention"}),
     ("features", {"accounts", "appeals", "audit", "blocks", "crowdsec", "outbox", "pages", "passkeys", "places",
-                  "sessions", "selfrelease", "signin", "trust", "twofactor", "webhooks"}),
-    ("desk", {"admin", "retention"}),
+                  "sessions", "selfrelease", "signin", "trust", "twofactor", "webhooks", "nodes"}),
+    ("desk", {"admin"}),
     ("factory", {ROOT_PACKAGE, "models", "command_line", "gunicorn_conf"}),
 )
 

@@ -74,6 +74,8 @@ os.environ.update({
     # Test clients (and live servers' callers) are loopback addresses that many tests block; the default
     # that refuses it is tested with the setting given back (tests/test_block_bounds.py).
     "GUARDSVC_NEVER_BLOCK": "none",
+    # Never the checkout's own instance folder (live servers write their node's id there, guardsvc.nodes).
+    "GUARDSVC_INSTANCE_PATH": str(_TMP / "instance"),
 })
 
 from sqlalchemy import create_engine, exists, literal, select, text, union_all  # noqa: E402

@@ -51,7 +51,8 @@ class LiveServer:
     still are separate processes, each opening its own database connections after the fork.
     """
 
-    def __init__(self, workers=4, env=None, port=None, threads=4, stdout=subprocess.DEVNULL, unset=()):
+    def __init__(self, workers=4, env=None, port=None, threads=4, stdout=subprocess.DEVNULL, cwd=None,
+                 unset=()):
         self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         # What a browser opens: a name, as the README says (passkeys never work at an IP address).
@@ -65,7 +66,8 @@ class LiveServer:
         self.process = subprocess.Popen(
             [str(gunicorn), "--log-level", "warning", "--preload", "wsgi:app"],
             # Access lines go to stdout: a test that reads them passes a file.
-            cwd=ROOT, env=_without(unset, {**os.environ, **settings, **(env or {})}), start_new_session=True,
+            # Another project folder (a copy, an earlier release) serves its own code the same way.
+            cwd=cwd or ROOT, env=_without(unset, {**os.environ, **settings, **(env or {})}), start_new_session=True,
             stdout=stdout)
         self._wait()
 

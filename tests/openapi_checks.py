@@ -8,7 +8,7 @@ import re
 PROBES = frozenset({"/healthz", "/readyz"})
 HTTP_METHODS = frozenset({"get", "put", "post", "delete", "patch", "options", "head", "trace"})
 OPERATION_ID = re.compile(r"^[a-z][A-Za-z0-9]*$")
-HOW_TO_DOCUMENT = "add an Operation for it to its feature's openapi_paths.py (README, 'API document')"
+HOW_TO_DOCUMENT = "declare its view with @operation(...) (docs/api.md, 'API document')"
 
 
 def template(path):

@@ -71,6 +71,8 @@ COMMANDS = [
     (["webhooks", "reseal"], 0),
     (["passwords", "breached-status"], 0),
     (["passwords", "load-breached", BREACHED_LIST], 0),
+    (["nodes"], 0),
+    (["nodes", "--json"], 0),
     (["purge", "--dry-run"], 0),
     (["purge"], 0),
     (["db", "current"], 0),

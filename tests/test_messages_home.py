@@ -4,9 +4,11 @@ import re
 from pathlib import Path
 
 SOURCE = Path(__file__).resolve().parent.parent / "guardsvc"
-# The API document's own descriptions (like a template's page text) stay with the document:
-# the openapi package and every feature's openapi_paths.py registry.
+# The API document's own descriptions (like a template's page text) stay with the document: the
+# openapi package, a view's declaration (``@operation(...)`` and the vocabulary it uses) and
+# the ``metadata=`` of a schema field.
 DOCUMENT_PREFIX = "openapi"
+DOCUMENT_CALLS = {"operation", "Operation", "Tag", "Failure", "PathParam", "Envelope", "Link"}
 # Words that mark a text as Indonesian and never occur in the English of code, logs and the CLI.
 INDONESIAN = {
     "yang", "tidak", "dan", "dari", "untuk", "dengan", "anda", "ini", "itu", "sudah", "belum",
@@ -25,9 +27,21 @@ def _docstrings(tree):
                 yield first.value
 
 
+def _document_texts(tree):
+    """The nodes under a call of the document's vocabulary or a ``metadata=`` argument."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            name = getattr(node.func, "id", None) or getattr(node.func, "attr", None)
+            roots = [node] if name in DOCUMENT_CALLS else [
+                keyword.value for keyword in node.keywords if keyword.arg == "metadata"]
+            for root in roots:
+                yield from ast.walk(root)
+
+
 def _texts(tree):
-    """Every string literal and the literal parts of every f-string, docstrings left out."""
-    skip = {id(node) for node in _docstrings(tree)}
+    """Every string literal and the literal parts of every f-string, docstrings and the API document's
+    descriptions left out."""
+    skip = {id(node) for node in _docstrings(tree)} | {id(node) for node in _document_texts(tree)}
     parts_of_fstrings = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.JoinedStr):
@@ -69,6 +83,15 @@ def test_the_check_finds_a_sentence_written_in_a_door(tmp_path):
         'def reason(reference):\n'
         '    return f"Nomor referensi blokir: {reference}"\n')
     assert sentences_outside_messages(tmp_path) == ["views.py:4: 'Nomor referensi blokir: '"]
+
+
+def test_the_api_document_says_its_own_descriptions(tmp_path):
+    (tmp_path / "api.py").write_text(
+        'TAG = Tag("Banding", "Permohonan pembukaan blokir.")\n'
+        '@operation("checkTicket", "Cek status tiket", TAG, {}, errors={404: "Nomor tiket tidak ditemukan."})\n'
+        'def check():\n'
+        '    return "Tiket tidak ditemukan di sini."\n')
+    assert sentences_outside_messages(tmp_path) == ["api.py:4: 'Tiket tidak ditemukan di sini.'"]
 
 
 def test_the_messages_module_reads_as_indonesian():

@@ -41,6 +41,34 @@ ALLOWED = {
 }
 
 
+# What squawk calls a removal or a rename: code of the previous release may still read what such a
+# migration takes away, so it must declare the oldest code it serves (``breaks_code_before``,
+# guardsvc.storage.revisions) and wait for a later release (docs/production.md, "A removal").
+REMOVALS = {"ban-drop-column", "ban-drop-table", "renaming-column", "renaming-table", "changing-column-type"}
+# The last revision written before that rule: it and its ancestors are judged by ALLOWED alone.
+BEFORE_THE_RULE = "0031_edge_deltas"
+
+
+def scripts(flask_app):
+    from alembic.config import Config
+
+    config = Config()
+    config.set_main_option("script_location", flask_app.extensions["migrate"].directory)
+    return ScriptDirectory.from_config(config)
+
+
+def declared(flask_app):
+    """``{revision: the revision it declares as the oldest code it serves}``."""
+    return {script.revision: script.module.breaks_code_before for script in scripts(flask_app).walk_revisions()
+            if getattr(script.module, "breaks_code_before", None)}
+
+
+def undeclared_removals(found, declarations, before_the_rule):
+    """The (revision, rule) squawk found that remove or rename without the migration declaring it."""
+    return {(revision, rule) for revision, rule in found
+            if rule in REMOVALS and revision not in declarations and revision not in before_the_rule}
+
+
 def revisions(flask_app):
     """(previous, revision) pairs of the migration chain, oldest first."""
     from alembic.config import Config
@@ -76,8 +104,30 @@ def test_every_migration_passes_the_linter_or_is_a_written_down_exception(tmp_pa
     done = subprocess.run([squawk, "--config", str(ROOT / ".squawk.toml"), "--reporter", "json", *map(str, files)],
                           capture_output=True, text=True)
     found = {(Path(item["file"]).stem, item["rule_name"]) for item in json.loads(done.stdout or "[]")}
-    assert found - set(ALLOWED) == set(), "migrations that would lock a live table"
+    declarations = declared(flask_app)
+    before_the_rule = {BEFORE_THE_RULE, *(script.revision for script in
+                                          scripts(flask_app).iterate_revisions(BEFORE_THE_RULE, "base"))}
+    assert undeclared_removals(found, declarations, before_the_rule) == set(), (
+        "a removal or rename that does not declare breaks_code_before (docs/production.md)")
+    declared_removals = {(revision, rule) for revision, rule in found if rule in REMOVALS and revision in declarations}
+    assert found - set(ALLOWED) - declared_removals == set(), "migrations that would lock a live table"
     assert set(ALLOWED) - found == set(), "exceptions that no longer occur: remove them"
+
+
+def test_a_removal_passes_only_when_its_migration_declares_the_code_it_breaks():
+    found = {("0040_drop_x", "ban-drop-column"), ("0041_add_y", "require-concurrent-index-creation"),
+             ("0005_sessions", "ban-drop-column")}
+    assert undeclared_removals(found, {}, {"0005_sessions"}) == {("0040_drop_x", "ban-drop-column")}
+    assert undeclared_removals(found, {"0040_drop_x": "0039_stop_reading_x"}, {"0005_sessions"}) == set()
+
+
+def test_every_declaration_names_the_migration_itself_or_an_earlier_one():
+    flask_app = create_app({"TESTING": True, "SECRET_KEY": "lint",
+                            "SQLALCHEMY_DATABASE_URI": "postgresql+psycopg://lint@127.0.0.1:9/lint"})
+    directory = scripts(flask_app)
+    for revision, needs in declared(flask_app).items():
+        lineage = {script.revision for script in directory.iterate_revisions(revision, "base")}
+        assert needs in lineage, f"{revision} declares breaks_code_before = {needs!r}, not itself or an ancestor"
 
 
 def test_the_linter_catches_a_blocking_index_build(tmp_path):

@@ -10,7 +10,7 @@ import pytest
 from openapi_spec_validator import validate
 
 from guardsvc import create_app
-from guardsvc.openapi.document import REGISTRIES, registered_operations
+from guardsvc.openapi.document import registered_operations
 from tests.blocks_helpers import BLOCKED_IP, PROXY_SECRET, from_ip, sign_in_session
 from tests.openapi_checks import document_problems, json_routes, operations, template
 
@@ -216,58 +216,52 @@ def test_rate_limit_headers_are_documented_exactly_where_limits_apply(document):
     assert {"submitTicket", "checkTicket", "createToken"} <= set(limited)
 
 
-class _Registry:
-    def __init__(self, *operations):
-        self.OPERATIONS = operations
-
-
-def _build_with(app, monkeypatch, *operations):
+def _build_with(app, *operations):
     import guardsvc.openapi.document as openapi
 
-    monkeypatch.setitem(app.extensions, REGISTRIES, (_Registry(*operations),))
     with app.app_context():
-        return openapi.build_document(app)
+        return openapi.build_document(app, operations)
 
 
 def _status_check(envelope, endpoint="appeals_api.check"):
-    from guardsvc.openapi.operations import Operation, Tag
+    from guardsvc.web.operations import Operation, Tag
 
-    return Operation(endpoint, "checkTicket", "Cek", Tag("Banding", "Banding."), {200: envelope})
+    return Operation("checkTicket", "Cek", Tag("Banding", "Banding."), {200: envelope}, endpoint=endpoint)
 
 
-def test_an_envelope_is_never_named_like_a_payload(app, monkeypatch):
+def test_an_envelope_is_never_named_like_a_payload(app):
     from guardsvc.appeals.schemas import TicketStatusSchema
-    from guardsvc.openapi.operations import Envelope
+    from guardsvc.web.operations import Envelope
 
     with pytest.raises(ValueError, match="end with 'Response'"):
-        _build_with(app, monkeypatch, _status_check(Envelope(TicketStatusSchema, name="TicketStatus")))
-    document = _build_with(app, monkeypatch, _status_check(Envelope(TicketStatusSchema)))
+        _build_with(app, _status_check(Envelope(TicketStatusSchema, name="TicketStatus")))
+    document = _build_with(app, _status_check(Envelope(TicketStatusSchema)))
     assert set(document["components"]["schemas"]) >= {"TicketStatus", "TicketStatusResponse"}
 
 
-def test_two_schemas_under_one_name_are_refused(app, monkeypatch):
+def test_two_schemas_under_one_name_are_refused(app):
     from marshmallow import Schema, fields
 
-    from guardsvc.openapi.operations import Envelope
+    from guardsvc.web.operations import Envelope
 
     first = type("TicketStatusSchema", (Schema,), {"a": fields.String()})
     second = type("TicketStatusSchema", (Schema,), {"b": fields.String()})
     with pytest.raises(ValueError, match="both be named 'TicketStatus'"):
-        _build_with(app, monkeypatch, _status_check(Envelope(first, extra={"other": fields.Nested(second)})))
+        _build_with(app, _status_check(Envelope(first, extra={"other": fields.Nested(second)})))
     payload = type("TicketStatusResponseSchema", (Schema,), {"a": fields.String()})
     with pytest.raises(ValueError, match="kept for envelopes"):
-        _build_with(app, monkeypatch, _status_check(Envelope(payload, name="TicketResponse")))
+        _build_with(app, _status_check(Envelope(payload, name="TicketResponse")))
 
 
-def test_a_registry_entry_must_match_one_route_once(app, monkeypatch):
+def test_a_declaration_must_match_one_route_once(app):
     from guardsvc.appeals.schemas import TicketStatusSchema
-    from guardsvc.openapi.operations import Envelope
+    from guardsvc.web.operations import Envelope
 
     operation = _status_check(Envelope(TicketStatusSchema))
     with pytest.raises(LookupError, match="no route for endpoint 'appeals_api.gone'"):
-        _build_with(app, monkeypatch, _status_check(Envelope(TicketStatusSchema), endpoint="appeals_api.gone"))
+        _build_with(app, _status_check(Envelope(TicketStatusSchema), endpoint="appeals_api.gone"))
     with pytest.raises(ValueError, match="described twice"):
-        _build_with(app, monkeypatch, operation, operation)
+        _build_with(app, operation, operation)
 
 
 def test_a_failure_of_several_shapes_accepts_an_answer_that_fits_more_than_one(document):

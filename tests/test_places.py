@@ -39,7 +39,7 @@ def test_a_replaced_file_is_read_again_without_a_restart(app, tmp_path, monkeypa
     path = tmp_path / "city.mmdb"
     write_city_database(path, {"203.0.113.0/24": ("ID", {"en": "Jakarta"}, -6.2, 106.8)})
     monkeypatch.setitem(app.config, "GEOIP_DATABASE", str(path))
-    monkeypatch.setattr(geoip, "RECHECK_SECONDS", 0)
+    monkeypatch.setattr(geoip._DATABASE, "recheck_seconds", 0)
     with app.app_context():
         assert locate(JAKARTA).city == "Jakarta"
         fresh = tmp_path / "download.mmdb"
@@ -49,7 +49,7 @@ def test_a_replaced_file_is_read_again_without_a_restart(app, tmp_path, monkeypa
 
 
 def test_unset_or_unreadable_is_a_warning_at_start_and_nothing_else(app, tmp_path, monkeypatch, caplog):
-    monkeypatch.setattr(geoip, "RECHECK_SECONDS", 0)
+    monkeypatch.setattr(geoip._DATABASE, "recheck_seconds", 0)
     with caplog.at_level(logging.WARNING, logger="guardsvc.places"):
         monkeypatch.setitem(app.config, "GEOIP_DATABASE", None)
         check_database(app)
@@ -71,7 +71,7 @@ def test_a_file_written_in_place_is_read_again_too(app, tmp_path, monkeypatch, g
     path = tmp_path / "copy.mmdb"
     shutil.copy(geoip_database, path)
     monkeypatch.setitem(app.config, "GEOIP_DATABASE", str(path))
-    monkeypatch.setattr(geoip, "RECHECK_SECONDS", 0)
+    monkeypatch.setattr(geoip._DATABASE, "recheck_seconds", 0)
     with app.app_context():
         assert locate(AMSTERDAM).country == "NL"
         write_city_database(path, {"198.51.100.0/24": ("BE", {"en": "Brussels"}, 50.85, 4.35)})

@@ -103,7 +103,8 @@ def test_dry_run_counts_and_changes_nothing(app, runner, records):
         "password reset links deleted": "0", "e-mailed sign-in codes deleted": "0",
         "approval and self-release allow entries deleted": "0",
         "used self-release proofs deleted": "0", "self-release addresses erased": "0",
-        "finished webhook deliveries deleted": "0", "old edge list changes deleted": "0"}
+        "finished webhook deliveries deleted": "0", "old edge list changes deleted": "0",
+        "quiet nodes deleted": "0"}
     assert snapshot(app) == before
 
 
@@ -116,7 +117,7 @@ def test_purge_erases_exactly_the_due_rows(app, runner, records):
                              "approval and self-release allow entries deleted": "0",
                              "used self-release proofs deleted": "0", "self-release addresses erased": "0",
                              "finished webhook deliveries deleted": "0",
-                             "old edge list changes deleted": "0"}
+                             "old edge list changes deleted": "0", "quiet nodes deleted": "0"}
     after = snapshot(app)
     assert after["messages"] == [f"Pesan {fresh}"]  # the erased ticket's conversation went with it
     assert after["sessions"] == ["13"]

@@ -1,9 +1,10 @@
 """The /akun page, assembled from the sections that features register at app set-up.
 
-accounts owns the page (and its token section); trusted devices and the
-security part (two-step verification, sign-in history) belong to the trust and
-signin features, which register their sections when their blueprints are
-registered. So accounts draws the whole page without importing them.
+accounts owns the page (and its token and sessions sections); trusted devices,
+the security part (two-step verification, sign-in history), passkeys and the
+desk's digest belong to other features, which name their sections in their
+``feature.py`` (``Feature.account_sections``). So accounts draws the whole page
+without importing them.
 """
 from dataclasses import dataclass
 from typing import Callable
@@ -11,9 +12,8 @@ from typing import Callable
 from flask import current_app, flash, redirect, render_template, url_for
 from flask_login import current_user
 
+from guardsvc.features import each
 from guardsvc.web.identity import current_client
-
-_SECTIONS = "guardsvc.account_sections"
 
 
 @dataclass(frozen=True)
@@ -29,19 +29,8 @@ class Section:
     order: int
 
 
-def register_section(app, section):
-    """Add ``section`` to the account page of ``app`` (once per name)."""
-    sections = app.extensions.setdefault(_SECTIONS, {})
-    sections[section.name] = section
-
-
-def register_section_with(blueprint, section):
-    """Register ``section`` when ``blueprint`` is registered on an app (the feature's set-up)."""
-    blueprint.record_once(lambda state: register_section(state.app, section))
-
-
 def _sections():
-    return sorted(current_app.extensions.get(_SECTIONS, {}).values(), key=lambda s: (s.order, s.name))
+    return sorted(each("account_sections"), key=lambda s: (s.order, s.name))
 
 
 def render_account_page(status=200, *, errors=None, values=None, error_form=None, new_token=None):

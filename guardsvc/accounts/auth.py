@@ -13,7 +13,8 @@ from flask_login import current_user
 
 from guardsvc.accounts.service import user_for_token
 from guardsvc.web.doors import answers_json
-from guardsvc.web.errors import Forbidden, Unauthorized
+from guardsvc.web.errors import Unauthorized
+from guardsvc.web.operations import refuse_caller
 from guardsvc.extensions import csrf, login_manager
 from guardsvc.sessions import service as sessions
 from guardsvc.web.headers import request_header
@@ -89,14 +90,10 @@ def unauthorized():
     return redirect(url_for(login_manager.login_view, next=request.full_path.rstrip("?")))
 
 
-def public_json(view):
-    """Mark a JSON endpoint that takes no ambient credentials: no CSRF token needed."""
-    view.csrf_exempt = True
-    return view
-
-
 def protect_against_csrf():
     """before_request: every unsafe request that the cookie could have authorised needs a CSRF token.
+
+    A public JSON operation (declared without roles) acts for no account: it is exempt.
 
     A request authenticated by a valid bearer token carries its own proof; any
     other Authorization header waives nothing. Form posts are always checked.
@@ -114,14 +111,16 @@ def protect_against_csrf():
 
 
 def roles_required(*roles):
-    """Signed in (cookie or bearer) with one of ``roles``: else 401, or 403 for the wrong role."""
+    """A page for accounts with one of ``roles``: else the sign-in page (401 on JSON), or 403.
+
+    A JSON operation names its roles in its declaration instead (``operation(..., roles=...)``).
+    """
     def decorator(view):
         @wraps(view)
         def wrapper(*args, **kwargs):
-            if not current_user.is_authenticated:
-                return login_manager.unauthorized()
-            if current_user.role not in roles:
-                raise Forbidden()
+            refused = refuse_caller(roles)
+            if refused is not None:
+                return refused
             return view(*args, **kwargs)
         return wrapper
     return decorator

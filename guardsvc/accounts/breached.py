@@ -12,13 +12,12 @@ the file changes (a new load replaces it atomically); no file: nothing is listed
 """
 import hashlib
 import logging
-import os
-import threading
-import time
 from pathlib import Path
 
 import rbloom
 from flask import current_app, has_app_context
+
+from guardsvc.storage.watched_file import WatchedFile
 
 log = logging.getLogger("guardsvc.passwords")
 FILE_NAME = "breached-passwords.bloom"
@@ -51,46 +50,12 @@ def facts_path(app=None):
     return filter_path(app).with_suffix(".json")
 
 
-class _Filter:
-    """The filter of one process, and what the file looked like when it was read."""
-
-    def __init__(self):
-        self.lock = threading.Lock()
-        self.path = None
-        self.identity = None
-        self.bloom = None
-        self.checked_at = float("-inf")
-
-    def _fresh(self, path):
-        return path == self.path and time.monotonic() - self.checked_at < RECHECK_SECONDS
-
-    def current(self, path):
-        if self._fresh(path):
-            return self.bloom
-        with self.lock:
-            if not self._fresh(path):
-                self._refresh(path)
-                self.path, self.checked_at = path, time.monotonic()
-            return self.bloom
-
-    def _refresh(self, path):
-        try:
-            stat = os.stat(path)
-        except FileNotFoundError:
-            self.identity, self.bloom = None, None
-            return
-        identity = (path, stat.st_ino, stat.st_size, stat.st_mtime_ns)
-        if identity == self.identity:
-            return
-        try:
-            self.bloom = rbloom.Bloom.load(str(path), keep_key)
-        except (OSError, ValueError) as exc:
-            log.error("breached-password list %s cannot be read (%s): no password counts as breached", path, exc)
-            self.bloom = None
-        self.identity = identity
+def _report(path, bloom, error):
+    if error is not None and not isinstance(error, FileNotFoundError):
+        log.error("breached-password list %s cannot be read (%s): no password counts as breached", path, error)
 
 
-_FILTER = _Filter()
+_FILTER = WatchedFile(lambda path: rbloom.Bloom.load(str(path), keep_key), _report, recheck_seconds=RECHECK_SECONDS)
 
 
 def is_breached(password):

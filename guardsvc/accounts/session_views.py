@@ -3,7 +3,7 @@ from flask import Blueprint
 from flask_login import current_user
 
 from guardsvc import messages
-from guardsvc.accounts.account_page import Section, back_to_section, register_section_with
+from guardsvc.accounts.account_page import Section, back_to_section
 from guardsvc.accounts.auth import current_session, roles_required
 from guardsvc.accounts.roles import PEOPLE
 from guardsvc.sessions import service as sessions
@@ -19,7 +19,7 @@ def sessions_part(user, _client):
                          for record in sessions.list_sessions(user)]}
 
 
-register_section_with(bp, Section(SECTION, "accounts/_account_sessions.html", sessions_part, order=15))
+ACCOUNT_SECTION = Section(SECTION, "accounts/_account_sessions.html", sessions_part, order=15)
 
 
 @bp.post("/<id:session_id>/akhiri")

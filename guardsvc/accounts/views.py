@@ -4,7 +4,7 @@ from flask_login import current_user
 
 from guardsvc import messages
 from guardsvc.accounts import service
-from guardsvc.accounts.account_page import Section, register_section_with, render_account_page
+from guardsvc.accounts.account_page import Section, render_account_page
 from guardsvc.accounts.auth import reauthentication_required, roles_required, waiting_form
 from guardsvc.accounts.roles import PEOPLE
 from guardsvc.accounts.schemas import TokenRequestSchema
@@ -22,7 +22,7 @@ def tokens_part(user, _client):
     return {"tokens": service.list_tokens(user)}
 
 
-register_section_with(bp, Section("token", "accounts/_account_tokens.html", tokens_part, order=30))
+ACCOUNT_SECTION = Section("token", "accounts/_account_tokens.html", tokens_part, order=30)
 
 
 @bp.post("/keluar")

@@ -1,9 +1,10 @@
-"""JSON door for administrators: ticket queue, blocks, audit log."""
-from flask import Blueprint, request
+"""JSON door for administrators: ticket queue, blocks, audit log, the nodes that serve."""
+from flask import Blueprint
 from flask_login import current_user
+from marshmallow import fields
 
 from guardsvc import messages
-from guardsvc.admin.access import require_admin
+from guardsvc.accounts.roles import ADMINS
 from guardsvc.admin.schemas import TicketDetailSchema, TicketListQuerySchema, TicketSummarySchema
 from guardsvc.appeals import service as appeals
 from guardsvc.audit import service as audit
@@ -11,14 +12,23 @@ from guardsvc.audit.schemas import AuditEventSchema
 from guardsvc.blocks import service as blocks
 from guardsvc.blocks.schemas import (BlockCreateSchema, BlockLiftSchema, BlockListQuerySchema, BlockSchema,
                                      BlockSelfReleaseSchema)
+from guardsvc.nodes import service as nodes
+from guardsvc.nodes.schemas import FleetSchema
 from guardsvc.web.doors import json_door
 from guardsvc.web.identity import client_ip
-from guardsvc.web.jsonio import json_body, ok
-from guardsvc.web.listing import SearchQuerySchema, query_args
-from guardsvc.web.schema_fields import load_or_raise
+from guardsvc.web.jsonio import ok
+from guardsvc.web.listing import PaginationSchema, SearchQuerySchema
+from guardsvc.web.operations import BLOCK_REFERENCE, TICKET_NUMBER, Envelope, Link, Tag, operation
 
 bp = json_door(Blueprint("admin_api", __name__, url_prefix="/api/admin"))
-bp.before_request(require_admin)
+ADMIN = Tag("Administrator", "Antrean tiket, blokir, log audit, dan node yang melayani (hanya administrator).")
+BLOCK = Envelope(BlockSchema, message=True)
+
+
+def page_of(schema, name, **extra):
+    """The envelope of one page of a list: ``data``, ``pagination`` and ``extra``."""
+    return Envelope(schema, many=True, name=name,
+                    extra={"pagination": fields.Nested(PaginationSchema, required=True), **extra})
 
 
 def _page(page, schema, **extra):
@@ -26,14 +36,23 @@ def _page(page, schema, **extra):
 
 
 @bp.get("/tickets")
-def list_tickets():
+@operation("listTickets", "Antrean tiket", ADMIN,
+           {200: page_of(TicketSummarySchema, "TicketPageResponse", counts=fields.Dict(
+               keys=fields.String(), values=fields.Integer(), required=True,
+               metadata={"description": "Jumlah tiket per status, dihitung sampai 10000 "
+                                        "(10000 berarti 10000 atau lebih)."}))},
+           roles=ADMINS, query=TicketListQuerySchema,
+           description="Disaring menurut status dan teks (`q`), dengan jumlah per status.")
+def list_tickets(query):
     """The ticket queue, filtered by status and text, with counts per status."""
-    query = load_or_raise(TicketListQuerySchema(), query_args(request.args))
     page = appeals.search_tickets(**query)
     return _page(page, TicketSummarySchema(), counts=appeals.count_by_status())
 
 
 @bp.get("/tickets/<path:ticket_number>")
+@operation("getAdminTicket", "Satu tiket lengkap", ADMIN, {200: Envelope(TicketDetailSchema)}, roles=ADMINS,
+           path_params={"ticket_number": TICKET_NUMBER}, errors={404: "Nomor tiket tidak ditemukan."},
+           description="Beserta tiket-tiket sebelumnya dari klien yang sama.")
 def show_ticket(ticket_number):
     """One ticket in full, with the same client's earlier tickets."""
     ticket = appeals.find_ticket(ticket_number)
@@ -43,16 +62,20 @@ def show_ticket(ticket_number):
 
 
 @bp.get("/blocks")
-def list_blocks():
+@operation("listBlocks", "Daftar blokir", ADMIN, {200: page_of(BlockSchema, "BlockPageResponse")}, roles=ADMINS,
+           query=BlockListQuerySchema,
+           description="Terbaru dahulu; `q` berupa IP juga menemukan rentang yang memuatnya.")
+def list_blocks(query):
     """Blocks, newest first; ``active`` true/false, ``q`` searches (an IP also finds its ranges)."""
-    query = load_or_raise(BlockListQuerySchema(), query_args(request.args))
     return _page(blocks.search_blocks(**query), BlockSchema())
 
 
 @bp.post("/blocks")
-def create_block():
+@operation("createBlock", "Buat blokir", ADMIN, {201: BLOCK}, roles=ADMINS, body=BlockCreateSchema,
+           links={"liftBlock": Link("liftBlock", {"reference": "$response.body#/data/reference"})},
+           description="Sasaran: `ip` (alamat atau CIDR) atau `device_id`; kedaluwarsa opsional.")
+def create_block(data):
     """Block an IP, a CIDR range or a device id."""
-    data = load_or_raise(BlockCreateSchema(), json_body())
     block = blocks.create_block(network=data.pop("ip"), **data, actor=current_user,
                                 origin_ip=client_ip())
     return ok(201, message=messages.BLOCK_CREATED.format(reference=block.reference),
@@ -60,9 +83,11 @@ def create_block():
 
 
 @bp.post("/blocks/<path:reference>/lift")
-def lift_block(reference):
+@operation("liftBlock", "Buka blokir", ADMIN, {200: BLOCK}, roles=ADMINS, body=BlockLiftSchema,
+           path_params={"reference": BLOCK_REFERENCE},
+           errors={404: "Referensi blokir tidak ditemukan.", 409: "Blokir sudah dibuka."})
+def lift_block(reference, data):
     """Lift an active block (409 when it was already lifted)."""
-    data = load_or_raise(BlockLiftSchema(), json_body())
     block = blocks.lift_block(reference, actor=current_user, reason=data["reason"],
                               origin_ip=client_ip())
     return ok(message=messages.BLOCK_LIFTED.format(reference=block.reference),
@@ -70,16 +95,35 @@ def lift_block(reference):
 
 
 @bp.get("/audit")
-def list_audit():
+@operation("listAuditEvents", "Log audit tindakan administrator", ADMIN,
+           {200: page_of(AuditEventSchema, "AuditPageResponse")}, roles=ADMINS, query=SearchQuerySchema,
+           description="Terbaru dahulu.")
+def list_audit(query):
     """The audit log, newest first."""
-    query = load_or_raise(SearchQuerySchema(), query_args(request.args))
     return _page(audit.list_events(**query), AuditEventSchema())
 
 
 @bp.post("/blocks/<path:reference>/self-release")
-def switch_self_release(reference):
+@operation("switchBlockSelfRelease", "Izinkan (atau tidak) buka blokir sendiri", ADMIN, {200: BLOCK}, roles=ADMINS,
+           body=BlockSelfReleaseSchema, path_params={"reference": BLOCK_REFERENCE},
+           errors={404: "Referensi blokir tidak ditemukan."},
+           description="Orang di bawah blokir ini boleh membukanya sendiri dengan bukti kerja (pasal 14).")
+def switch_self_release(reference, data):
     """Let the person under a block release it by a proof of work, or not (``{"self_release": bool}``)."""
-    data = load_or_raise(BlockSelfReleaseSchema(), json_body())
     block = blocks.set_self_release(reference, data["self_release"], actor=current_user, origin_ip=client_ip())
     message = messages.SELF_RELEASE_SWITCHED_ON if block.self_release else messages.SELF_RELEASE_SWITCHED_OFF
     return ok(message=message.format(reference=block.reference), data=BlockSchema().dump(block))
+
+
+@bp.get("/nodes")
+@operation("listNodes", "Node yang melayani dan pengaturan yang berbeda", ADMIN, {200: Envelope(FleetSchema)},
+           roles=ADMINS,
+           description="Node yang melapor dalam 5 menit terakhir (yang mulai paling awal dahulu): nama, versi, "
+                       "revisi migrasi kodenya dan revisi skema basis data, mulai, laporan terakhir, dan sidik "
+                       "kunci (HMAC, bukan nilainya; null: tidak dipakai) tiap pengaturan yang harus sama di "
+                       "semua node. Lalu setiap pengaturan bersama yang berbeda di satu node dari yang lain "
+                       "(`nodes_named` 0), dan setiap nama yang dipakai beberapa node (`setting` "
+                       "`GUARDSVC_NODE_NAME`, `nodes_named` jumlahnya). Sama dengan `flask --app guardsvc nodes`.")
+def list_nodes():
+    """The nodes seen in the last five minutes, and each shared setting a node holds otherwise than the rest."""
+    return ok(data=FleetSchema().dump(nodes.fleet()))

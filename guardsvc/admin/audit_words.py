@@ -3,46 +3,19 @@
 Entries keep their keys (``ticket.approved``) and JSON details (``{"lifted_blocks": [...]}``)
 for the API and for searching; pages show them through this module, in the reader's
 language: a list as a list, a yes/no as a word, a time in local time, a stored reason
-(guardsvc.stored_texts) in the reader's language. An action or detail key nobody named
-yet still shows, as its key.
+(guardsvc.stored_texts) in the reader's language. Each feature names the actions it
+records (``Feature.audit_actions`` in its ``feature.py``); detail keys, shared by
+several features, are named here. An action or detail key nobody named yet still
+shows, as its key.
 """
 import json
 from datetime import datetime
 
 from guardsvc import messages
 from guardsvc.accounts.roles import ADMIN, SERVICE, USER
+from guardsvc.features import each
 from guardsvc.stored_texts import readable
 from guardsvc.web.humantime import human_time
-
-ACTIONS = {
-    "ticket.approved": messages.AUDIT_TICKET_APPROVED,
-    "ticket.rejected": messages.AUDIT_TICKET_REJECTED,
-    "ticket.claimed": messages.AUDIT_TICKET_CLAIMED,
-    "ticket.released": messages.AUDIT_TICKET_RELEASED,
-    "ticket.admin": messages.AUDIT_TICKET_MESSAGE,
-    "ticket.note": messages.AUDIT_TICKET_NOTE,
-    "block.created": messages.AUDIT_BLOCK_CREATED,
-    "block.lifted": messages.AUDIT_BLOCK_LIFTED,
-    "block.self_released": messages.AUDIT_BLOCK_SELF_RELEASED,
-    "blocks.imported": messages.AUDIT_BLOCKLIST_IMPORTED,
-    "block.self_release_changed": messages.AUDIT_BLOCK_SELF_RELEASE_CHANGED,
-    "allow.created": messages.AUDIT_ALLOW_CREATED,
-    "allow.removed": messages.AUDIT_ALLOW_REMOVED,
-    "user.created": messages.AUDIT_USER_CREATED,
-    "user.role_set": messages.AUDIT_USER_ROLE_SET,
-    "user.disabled": messages.AUDIT_USER_DISABLED,
-    "user.enabled": messages.AUDIT_USER_ENABLED,
-    "user.password_set": messages.AUDIT_USER_PASSWORD_SET,
-    "user.2fa_reset": messages.AUDIT_USER_2FA_RESET,
-    "token.revoked": messages.AUDIT_TOKEN_REVOKED,
-    "passkey.added": messages.AUDIT_PASSKEY_ADDED,
-    "passkey.removed": messages.AUDIT_PASSKEY_REMOVED,
-    "passkey.sign_count_back": messages.AUDIT_PASSKEY_COUNT_BACK,
-    "passkey.used": messages.AUDIT_PASSKEY_USED,
-    "signin.email_code_sent": messages.AUDIT_SIGNIN_CODE_SENT,
-    "signin.email_code_passed": messages.AUDIT_SIGNIN_CODE_PASSED,
-    "passwords.breached_loaded": messages.AUDIT_BREACHED_LOADED,
-}
 
 # In the order a reader wants them; details not named here follow, by key.
 DETAILS = {
@@ -78,7 +51,7 @@ for _key in ("role", "old", "new"):  # old and new are roles: the only change au
 
 def action_label(action):
     """What an entry records, in words ("Tiket disetujui"); an unnamed action as its key."""
-    label = ACTIONS.get(action)
+    label = each("audit_actions").get(action)
     return str(label) if label is not None else action
 
 

@@ -3,7 +3,7 @@ from flask import Blueprint, flash, redirect, render_template, request, url_for
 from flask_login import current_user
 
 from guardsvc import messages
-from guardsvc.accounts.account_page import Section, register_section_with
+from guardsvc.accounts.account_page import Section
 from guardsvc.admin.access import require_admin
 from guardsvc.admin.views import render_ticket
 from guardsvc.appeals import conversation, desk
@@ -13,7 +13,6 @@ from guardsvc.appeals.schemas import MESSAGE_MAX, ResponseTemplateSchema, Ticket
 from guardsvc.appeals.service import find_ticket
 from guardsvc.web.errors import InvalidState
 from guardsvc.web.identity import client_ip
-from guardsvc.outbox.rounds import register_round_with
 from guardsvc.pages.forms import load_form
 from guardsvc.storage.transaction import ends_with
 
@@ -29,8 +28,7 @@ def digest_part(user, client):
     return {"shown": user.is_admin, "on": user.notify_new_appeals}
 
 
-register_section_with(bp, Section("pemberitahuan", "admin/_account_digest.html", digest_part, order=40))
-register_round_with(bp, "appeal-digest", queue_appeal_digests)
+ACCOUNT_SECTION = Section("pemberitahuan", "admin/_account_digest.html", digest_part, order=40)
 
 
 def _back_to_ticket(ticket_number, anchor=None):

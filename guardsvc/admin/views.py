@@ -17,6 +17,8 @@ from guardsvc.appeals.statuses import PENDING
 from guardsvc.audit import service as audit
 from guardsvc.admin.audit_words import action_label, detail_lines
 from guardsvc.blocks import service as blocks
+from guardsvc.nodes import service as nodes
+from guardsvc.nodes.fingerprints import SHARED
 from guardsvc.passkeys.service import count_passkey_holders
 from guardsvc.selfrelease import figures as self_release_figures
 from guardsvc.blocks.schemas import BlockCreateSchema, BlockLiftSchema, BlockListQuerySchema
@@ -59,7 +61,7 @@ def queue():
         "admin/queue.html", page=page, filters=filters, now=clock.utcnow(),
         answered=answered_since_asked([t.id for t in page.items]), counts=appeals.count_by_status(),
         count_cap=COUNT_CAP, chart=stacked_columns(appeals.tickets_per_day(CHART_DAYS)),
-        passkey_holders=count_passkey_holders())
+        passkey_holders=count_passkey_holders(), node_disagreements=nodes.count_disagreements())
 
 
 def render_ticket(ticket_number, *, values=None, errors=None, desk_values=None, desk_errors=None, status=200):
@@ -188,6 +190,18 @@ def sign_ins():
     filters = _list_query(LoginQuerySchema())
     events = signin_account.all_sign_ins(limit=filters["limit"], result=filters["result"])
     return render_template("admin/sign_ins.html", events=events, filters=filters, results=RESULTS)
+
+
+@bp.get("/node")
+def nodes_page():
+    """The nodes seen in the last five minutes, and each shared setting one of them holds otherwise than the rest."""
+    fleet = nodes.fleet()
+    differing = {}
+    for disagreement in fleet.disagreements:
+        differing.setdefault(disagreement.node, []).append(disagreement.setting)
+    return render_template("admin/nodes.html", fleet=fleet, differing=differing, settings=SHARED,
+                           name_setting=nodes.NAME_SETTING, now=clock.utcnow(),
+                           live_minutes=int(nodes.LIVE_WINDOW.total_seconds() // 60))
 
 
 @bp.app_template_filter("audit_lines")

@@ -20,7 +20,9 @@ from guardsvc.blocks.service import find_active_block
 from guardsvc.web.errors import Blocked, Unauthorized
 from guardsvc.web.identity import cookie_device_id, identity_headers, set_new_device_cookie
 from guardsvc.web.doors import json_door, never_guarded
+from guardsvc.web.operations import BLOCKED_ERROR, Failure, operation
 from guardsvc.metrics import counters as metrics
+from guardsvc.blocks.api import BLOCKS
 
 # The proxy's sub-request judges someone else: it is never guarded itself.
 bp = never_guarded(json_door(Blueprint("forward_auth", __name__, url_prefix="/api/guard")))
@@ -48,6 +50,14 @@ def _wants_page():
 
 
 @bp.get("/forward-auth")
+@operation("forwardAuth", "Forward auth untuk reverse proxy: boleh lewat (204) atau diblokir (403)", BLOCKS,
+           {204: None}, identity=True,
+           errors={400: "Alamat yang diteruskan proksi tidak terbaca.",
+                   401: "Rahasia X-Guardsvc-Secret tidak ada atau salah (`flask edge secret` mencetaknya).",
+                   403: Failure("Klien asli diblokir; proksi menampilkan /terblokir?ref=...", (BLOCKED_ERROR,))},
+           description="Klien asli dibaca dari header proksi (GUARDSVC_PROXY_COUNT) dan cookie perangkat. "
+                       "Peramban (`Accept` mengutamakan `text/html`) mendapat halaman blokir HTML itu sendiri "
+                       "dengan status 403; klien lain mendapat JSON di bawah.")
 def forward_auth():
     """Proxy sub-request: 204 when the original client may pass, 403 when it is blocked."""
     check_proxy_caller()

@@ -2,6 +2,8 @@
 import logging
 import signal
 import threading
+from dataclasses import dataclass
+from typing import Callable
 
 from guardsvc.extensions import db
 
@@ -30,3 +32,19 @@ def run_round(name, work):
         return None
     finally:
         db.session.remove()
+
+
+@dataclass(frozen=True)
+class Round:
+    """One kind of work of ``flask worker``, which a feature registers (``Feature.worker_rounds``).
+
+    ``work()`` runs at the worker's start, then again once ``every`` seconds have
+    passed: a setting's name (``"MAIL_POLL_SECONDS"``) or a number.
+    """
+
+    name: str
+    work: Callable
+    every: str | float
+
+    def interval(self, config):
+        return config[self.every] if isinstance(self.every, str) else self.every

@@ -3,7 +3,8 @@
 Without the setting the route does not exist for anyone (404); a missing or
 wrong token is a 404 too, so the endpoint never says it is there. Gauges
 (outbox backlog, pending tickets, active blocks) are computed at scrape time by
-the functions the factory hands over, so they are right however many workers run.
+the functions the features register (``Feature.gauges``), so they are right
+however many workers run.
 """
 import hmac
 import time
@@ -13,17 +14,16 @@ from prometheus_client import CONTENT_TYPE_LATEST, REGISTRY, CollectorRegistry, 
 from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.multiprocess import MultiProcessCollector
 
+from guardsvc.features import each
 from guardsvc.metrics.counters import REQUEST_SECONDS, THROTTLED
 from guardsvc.web.doors import json_door, never_guarded
 from guardsvc.web.errors import NotFound
 
 bp = never_guarded(json_door(Blueprint("metrics", __name__)))
-GAUGES = "guardsvc.metrics.gauges"  # app.extensions: {name: (help, function returning a number)}
 
 
-def init_metrics(app, gauges):
-    """Serve ``/metrics`` with these scrape-time ``gauges``, and time every request."""
-    app.extensions[GAUGES] = dict(gauges)
+def init_metrics(app):
+    """Serve ``/metrics`` with the features' scrape-time gauges, and time every request."""
     app.register_blueprint(bp)
     app.before_request(_start_clock)
     app.after_request(_observe)
@@ -75,5 +75,5 @@ def metrics():
         registry = REGISTRY  # one process: its own values
     body = generate_latest(registry)
     gauges = CollectorRegistry()
-    gauges.register(_ScrapeTimeGauges(current_app.extensions[GAUGES]))
+    gauges.register(_ScrapeTimeGauges(each("gauges")))
     return Response(body + generate_latest(gauges), content_type=CONTENT_TYPE_LATEST)

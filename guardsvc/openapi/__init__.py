@@ -1,3 +1,3 @@
-"""The API document: the vocabulary features use to describe their operations, and the builder
-that reads the routes and those descriptions. Imports web, storage and the base modules, never a feature.
+"""The API document: built from the routes and the views' own declarations
+(``guardsvc/web/operations.py``). Imports web, storage and the base modules, never a feature.
 """

@@ -1,10 +1,12 @@
 """The OpenAPI 3 document of every JSON endpoint, served at ``/api/openapi.json``.
 
-Built from three things that cannot drift apart: the app's routes (paths,
-path parameters, methods, whether the block guard runs), the features'
-``openapi_paths.py`` registries (what each endpoint is for and answers), and
-the same marshmallow schemas the doors load and dump with.
+Built from two things that cannot drift apart: the app's routes (paths, path
+parameters, methods, whether the block guard runs) and each view's own
+declaration (``@operation(...)``, ``guardsvc/web/operations.py``: what it is
+for, who may call it, the marshmallow schemas it loads and answers with, its
+limits), the same declaration that loads its body and checks its caller.
 """
+import dataclasses
 import re
 
 from apispec import APISpec
@@ -14,15 +16,14 @@ from flask import Blueprint, current_app, jsonify, request
 from marshmallow import Schema, fields
 from werkzeug.routing import parse_converter_args
 
-from guardsvc.openapi import paths as openapi_paths
 from guardsvc.web.doors import endpoint_is_guarded, json_door, never_guarded
+from guardsvc.web.health import SYSTEM
 from guardsvc.web.identity import DEVICE_HEADER, LOCAL_IP_HEADER
+from guardsvc.web.operations import declared_operation, operation
 from guardsvc.web.row_ids import row_id_schema
 from guardsvc.openapi.fields import DEVICE_ID_PATTERN, describe_custom_fields
 from guardsvc.openapi.responses import (ERROR_SCHEMAS, RATE_LIMIT_HEADER_COMPONENTS, RATE_LIMIT_HEADERS,
                                         RATE_LIMIT_NOTE, UNSAFE_METHODS, failure_response, failures, schema_ref)
-
-REGISTRIES = "guardsvc.openapi.registries"  # app.extensions: the modules whose OPERATIONS are documented
 
 bp = never_guarded(json_door(Blueprint("openapi", __name__)))
 
@@ -48,22 +49,21 @@ SECURITY_SCHEMES = {
 }
 
 
-def init_openapi(app, feature_registries):
-    """Serve the document of this package's own operations and of each feature registry given.
-
-    The factory hands the features' ``openapi_paths`` modules over, so this
-    package never imports a feature: features sit above it and use its vocabulary.
-    """
-    app.extensions[REGISTRIES] = (openapi_paths, *feature_registries)
+def init_openapi(app):
+    """Serve the document of every declared view."""
     app.register_blueprint(bp)
 
 
 def registered_operations(app):
-    """Every operation the document describes, in registry order."""
-    return [operation for registry in app.extensions[REGISTRIES] for operation in registry.OPERATIONS]
+    """Every declared operation of ``app``, with its endpoint, in the order the views were registered."""
+    return [dataclasses.replace(declared, endpoint=endpoint) for endpoint, view in app.view_functions.items()
+            if (declared := declared_operation(view)) is not None]
 
 
 @bp.get("/api/openapi.json")
+@operation("getOpenApiDocument", "Dokumen OpenAPI 3 ini", SYSTEM,
+           {200: {"type": "object", "required": ["openapi", "info", "paths"]}}, database=False,
+           description="`servers` menunjuk alamat tempat dokumen ini diminta (atau GUARDSVC_BASE_URL bila diatur).")
 def openapi_document():
     """The OpenAPI 3 document; its server is where this request arrived (or GUARDSVC_BASE_URL)."""
     document = current_app.extensions.get("guardsvc.openapi.document")
@@ -79,11 +79,11 @@ def server_url():
     return request.url_root.rstrip("/")
 
 
-def build_document(app):
-    """Assemble the document of every registered operation (servers are added per request)."""
+def build_document(app, operations=None):
+    """Assemble the document of every declared operation, or of ``operations`` (servers are added per request)."""
     builder = _Builder(app)
-    for operation in registered_operations(app):
-        builder.add(operation)
+    for declared in registered_operations(app) if operations is None else operations:
+        builder.add(declared)
     return builder.to_dict()
 
 
@@ -137,7 +137,8 @@ class _Builder:
             if (method, path) in self.documented:
                 raise ValueError(f"API document: {method.upper()} {path} is described twice")
             self.documented.add((method, path))
-            self.tags.setdefault(operation.tag.name, operation.tag.description)
+            if self.tags.setdefault(operation.tag.name, operation.tag.description) != operation.tag.description:
+                raise ValueError(f"API document: two tags are both named {operation.tag.name!r}")
             self.spec.path(path=path, operations={
                 method: self._operation(operation, method, parameters, endpoint_is_guarded(rule.endpoint))})
 

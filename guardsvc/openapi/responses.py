@@ -4,15 +4,15 @@ Mirrors what the shared machinery really answers: ``errors.render_failure``
 bodies, the 401/403 of the role check, the block guard's 403, body parsing
 (``jsonio.json_body``), identity headers, the rate-limit headers (``guardsvc.ratelimits.limits``), and the
 500/503 of the error handler. Which of them an operation can give follows
-from its flags (see ``openapi_operations.Operation``).
+from its declaration (``guardsvc.web.operations.Operation``).
 """
 from dataclasses import dataclass, field
 
 from marshmallow import Schema, fields
 
-from guardsvc.openapi.operations import (ANY_ROLE, APPEAL_ERROR, BLOCK_REFERENCE_PATTERN, BLOCKED_ERROR,
-                                         COOLDOWN_ERROR, ERROR, OTP_REQUIRED_ERROR, TICKET_NUMBER_PATTERN,
-                                         VALIDATION_ERROR, VERIFICATION_REQUIRED_ERROR, Failure)
+from guardsvc.web.operations import (ANY_ROLE, APPEAL_ERROR, BLOCK_REFERENCE_PATTERN, BLOCKED_ERROR,
+                                     COOLDOWN_ERROR, ERROR, OTP_REQUIRED_ERROR, TICKET_NUMBER_PATTERN,
+                                     VALIDATION_ERROR, VERIFICATION_REQUIRED_ERROR, Failure)
 
 UNSAFE_METHODS = frozenset({"post", "put", "patch", "delete"})
 

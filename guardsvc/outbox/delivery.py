@@ -16,7 +16,6 @@ from guardsvc.outbox.transport import SmtpTransport, is_permanent
 
 log = logging.getLogger("guardsvc.mail")
 BATCH_SIZE = 20
-LEASE = timedelta(minutes=10)
 MAX_BACKOFF = timedelta(hours=1)
 DeliveryReport = queue.Report
 
@@ -28,11 +27,11 @@ def transport_for(config):
 
 def claim_due(limit=BATCH_SIZE):
     """Claim up to ``limit`` due messages for this deliverer and commit the claim."""
-    return queue.claim_due(OutboxMessage, limit, LEASE)
+    return queue.claim_due(OutboxMessage, limit)
 
 
 def retry_delay(attempts):
-    """Exponential backoff: base, 2x base, 4x base ... capped at one hour."""
+    """Exponential backoff with jitter: base, 2x base, 4x base ... up to an hour, each varied by up to a fifth."""
     return queue.backoff(timedelta(seconds=current_app.config["MAIL_RETRY_SECONDS"]), attempts, MAX_BACKOFF)
 
 

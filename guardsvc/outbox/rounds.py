@@ -1,33 +1,22 @@
-"""Work the mail deliverer does on each round besides delivering: features register it here.
+"""Work the mail deliverer does on each round besides delivering: what features register.
 
 A feature that queues periodic e-mail (the administrators' digest of new
-appeals) registers a function when its blueprint is registered; ``flask mail
-deliver`` runs every registered function at the start of each round, so what
-they queue goes out in the same round. The outbox never imports the features.
+appeals) names a task in its ``feature.py`` (``Feature.mail_tasks``); ``flask
+mail deliver`` (and the worker's mail round) runs every registered task at the
+start of each round, so what they queue goes out in the same round. The outbox
+never imports the features.
 """
 import logging
 
-from flask import current_app
-
 from guardsvc.extensions import db
+from guardsvc.features import each
 
 log = logging.getLogger("guardsvc.mail")
-_ROUNDS = "guardsvc.mail_rounds"
-
-
-def register_round(app, name, task):
-    """Run ``task()`` (in an app context) on each round of the deliverer of ``app``."""
-    app.extensions.setdefault(_ROUNDS, {})[name] = task
-
-
-def register_round_with(blueprint, name, task):
-    """Register ``task`` when ``blueprint`` is registered on an app (the feature's set-up)."""
-    blueprint.record_once(lambda state: register_round(state.app, name, task))
 
 
 def run_rounds():
     """Run every registered task, each its own unit of work: committed, or rolled back on failure."""
-    for name, task in sorted(current_app.extensions.get(_ROUNDS, {}).items()):
+    for name, task in sorted(each("mail_tasks").items()):
         try:
             task()
             db.session.commit()

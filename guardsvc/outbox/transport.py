@@ -1,8 +1,18 @@
-"""Delivering mail over SMTP (without a mail server, outbox.mailbox keeps it instead)."""
+"""Delivering mail over SMTP (without a mail server, outbox.mailbox keeps it instead).
+
+Messages are built with the standard library's ``email.message.EmailMessage``,
+whose policy refuses a header holding a line break (a line break in an address
+or a subject would add headers of its own): such a message is never sent.
+"""
 import smtplib
+from email import policy
+from email.message import EmailMessage
+from email.utils import formataddr, formatdate, parseaddr
 from urllib.parse import urlsplit
 
-from flask_mail import BadHeaderError, Message, sanitize_address
+
+class BadHeaderError(ValueError):
+    """A header of the message holds a line break: no retry can cure it."""
 
 
 def build_message(outbox_message, config):
@@ -13,11 +23,35 @@ def build_message(outbox_message, config):
     """
     host = urlsplit(config["BASE_URL"]).hostname or "guardsvc.local"
     created = outbox_message.created_at.strftime("%Y%m%d%H%M%S")
-    message = Message(subject=outbox_message.subject, recipients=[outbox_message.recipient],
-                      body=outbox_message.body_text, html=outbox_message.body_html,
-                      sender=config["MAIL_DEFAULT_SENDER"])
-    message.msgId = f"<guardsvc-outbox-{outbox_message.id}-{created}@{host}>"
+    message = EmailMessage()
+    try:
+        message["Subject"] = outbox_message.subject
+        message["From"] = mail_address(config["MAIL_DEFAULT_SENDER"])
+        message["To"] = mail_address(outbox_message.recipient)
+    except ValueError as error:
+        raise BadHeaderError("line break in a header") from error
+    message["Date"] = formatdate(localtime=True)
+    message["Message-ID"] = f"<guardsvc-outbox-{outbox_message.id}-{created}@{host}>"
+    message.set_content(outbox_message.body_text)
+    if outbox_message.body_html:
+        message.add_alternative(outbox_message.body_html, subtype="html")
     return message
+
+
+def mail_address(text):
+    """``Name <local@domain>`` as mail servers take it: an international domain in its ASCII (IDNA) form.
+
+    A line break is refused (ValueError) before the address is parsed, which would quietly drop it.
+    """
+    if "\r" in text or "\n" in text:
+        raise ValueError("line break in an address")
+    name, address = parseaddr(text)
+    local, at, domain = address.rpartition("@")
+    if not (at and local):
+        return text
+    if not domain.isascii():
+        domain = domain.encode("idna").decode("ascii")
+    return formataddr((name, f"{local}@{domain}"))
 
 
 class SmtpTransport:
@@ -47,11 +81,8 @@ class SmtpTransport:
 
     def send(self, outbox_message):
         message = build_message(outbox_message, self.config)
-        if message.has_bad_headers():
-            # A line break in an address or subject would be silently rewritten: never send it.
-            raise BadHeaderError("line break in a header")
-        self.connection.sendmail(sanitize_address(message.sender),
-                                 [sanitize_address(outbox_message.recipient)], message.as_bytes())
+        self.connection.sendmail(parseaddr(message["From"])[1], [parseaddr(message["To"])[1]],
+                                 message.as_bytes(policy=policy.SMTP))
 
 
 def is_permanent(error):

@@ -9,7 +9,7 @@ from flask import Blueprint, jsonify, request
 from flask_login import current_user
 
 from guardsvc import messages
-from guardsvc.accounts.account_page import Section, back_to_section, register_section_with, render_account_page
+from guardsvc.accounts.account_page import Section, back_to_section, render_account_page
 from guardsvc.accounts.auth import current_session, reauthentication_required, roles_required
 from guardsvc.accounts.roles import PEOPLE
 from guardsvc.pages.forms import load_form
@@ -33,7 +33,7 @@ def passkeys_part(user, _client):
             "ready": is_recently_reauthenticated(current_session())}
 
 
-register_section_with(bp, Section(SECTION, "passkeys/_account_passkeys.html", passkeys_part, order=25))
+ACCOUNT_SECTION = Section(SECTION, "passkeys/_account_passkeys.html", passkeys_part, order=25)
 
 
 @bp.record_once

@@ -9,13 +9,13 @@ one. Unset, missing or unreadable: every look-up answers None and nothing else
 changes; the problem is logged once per process at start and once each time it changes.
 """
 import logging
-import os
-import threading
 import time
 from dataclasses import dataclass
 
 import maxminddb
 from flask import current_app
+
+from guardsvc.storage.watched_file import WatchedFile
 
 log = logging.getLogger("guardsvc.places")
 RECHECK_SECONDS = 1.0
@@ -39,49 +39,16 @@ class Place:
         return dict(self.city_names).get(language) or self.city
 
 
-class _Database:
-    """The open reader of one process, and what the file looked like when it was opened."""
-
-    def __init__(self):
-        self.lock = threading.Lock()
-        self.path = None
-        self.identity = None
-        self.reader = None
-        self.problem = None
-        self.checked_at = float("-inf")
-
-    def current(self, path):
-        """The reader of ``path`` as the file is now (None when it cannot be read)."""
-        if path == self.path and time.monotonic() - self.checked_at < RECHECK_SECONDS:
-            return self.reader
-        with self.lock:
-            if path != self.path or time.monotonic() - self.checked_at >= RECHECK_SECONDS:
-                self._refresh(path)
-            return self.reader
-
-    def _refresh(self, path):
-        self.checked_at = time.monotonic()
-        try:
-            stat = os.stat(path)
-            identity = (stat.st_ino, stat.st_size, stat.st_mtime_ns)
-            if path == self.path and identity == self.identity:
-                return
-            reader = maxminddb.open_database(path, maxminddb.MODE_AUTO)
-        except (OSError, ValueError, maxminddb.InvalidDatabaseError) as exc:
-            self._set(path, None, None, f"GUARDSVC_GEOIP_DATABASE: cannot read {path!r} ({exc}); "
-                                        "sign-ins are not located")
-            return
-        self._set(path, identity, reader, None)
-        log.info("GeoIP database %s opened (%s, built %s)", path, reader.metadata().database_type,
-                 time.strftime("%Y-%m-%d", time.gmtime(reader.metadata().build_epoch)))
-
-    def _set(self, path, identity, reader, problem):
-        if problem and problem != self.problem:
-            log.warning("%s", problem)
-        self.path, self.identity, self.reader, self.problem = path, identity, reader, problem
+def _report(path, reader, error):
+    if error is not None:
+        log.warning("GUARDSVC_GEOIP_DATABASE: cannot read %r (%s); sign-ins are not located", path, error)
+        return
+    log.info("GeoIP database %s opened (%s, built %s)", path, reader.metadata().database_type,
+             time.strftime("%Y-%m-%d", time.gmtime(reader.metadata().build_epoch)))
 
 
-_DATABASE = _Database()
+_DATABASE = WatchedFile(lambda path: maxminddb.open_database(path, maxminddb.MODE_AUTO), _report,
+                        errors=(maxminddb.InvalidDatabaseError,), recheck_seconds=RECHECK_SECONDS)
 
 
 def database_path():

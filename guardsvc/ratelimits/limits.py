@@ -11,12 +11,13 @@ headers from the counts those increments return. A general-purpose extension
 before_request hook and again in the decorator) cost a status check several
 times the work of its database lookup.
 
-A limited door is decorated with a ``Limit``::
+A limited page is decorated with a ``Limit``; a JSON operation names it in its
+declaration (``@operation(..., limits=(check_limit,))``, ``guardsvc/web/operations.py``)::
 
     check_limit = Limit("RATELIMIT_CHECK", scope="ticket-check")
 
     @check_limit
-    def check(...): ...
+    def status_page(...): ...
 
 ``RATELIMIT_CHECK`` names the setting holding the limit (``"60 per minute"``,
 several separated by ``;``); ``scope`` names the bucket, so the API door and
@@ -94,9 +95,11 @@ class Counters:
     def count(self, store, counters):
         """Add one to each ``(key, window seconds)`` counter; ``[(count, reset_at), ...]``.
 
-        On a plain Redis store this is one round trip for all of them; elsewhere
-        (memory) each counter is a dictionary update and a read; on the machine's file, one
-        write transaction for all of them.
+        On a plain Redis store this is one round trip for all of them, on the keys
+        limits' RedisStorage counts on (``prefixed_key``, INCRBY and EXPIRE: a layout
+        of its own that tests/test_dependency_reaches.py holds); on the machine's file, one
+        write transaction for all of them; elsewhere (memory) each counter is a dictionary
+        update and a read.
         """
         if type(store) is lmdb_store.LmdbStorage:  # noqa: E721
             return store.count_many(counters)
@@ -168,11 +171,16 @@ class Limit:
     def __call__(self, view):
         @wraps(view)
         def limited(*args, **kwargs):
-            state = counters()
-            if state.enabled and not (self.exempt_when and self.exempt_when()):
-                self._spend(state)
+            self.apply()
             return view(*args, **kwargs)
         return limited
+
+    def apply(self):
+        """Count this request against the limits (429 when one is spent); a JSON operation's
+        ``limits=`` calls it, a page view is decorated with the limit itself."""
+        state = counters()
+        if state.enabled and not (self.exempt_when and self.exempt_when()):
+            self._spend(state)
 
     def _spend(self, state):
         items = state.limits_of(current_app.config[self.setting])

@@ -37,7 +37,10 @@ class BoundedMemoryStorage(MemoryStorage):
         self._next_sweep = time.monotonic() + SWEEP_SECONDS
 
     def _MemoryStorage__schedule_expiry(self):  # noqa: N802 - replaces the parent's private hook
-        """Called by the parent on every count: sweep now and then, in this thread, never start one."""
+        """Called by the parent on every count: sweep now and then, in this thread, never start one.
+
+        A private hook of limits: tests/test_bounded_waits.py fails when the parent no longer calls it.
+        """
         now = time.monotonic()
         if now >= self._next_sweep:
             self._next_sweep = now + SWEEP_SECONDS

@@ -1,3 +1,4 @@
-"""Retention of personal data: the purge rules over every feature's tables and the purge and
-worker commands. A top layer: imports features and everything below them; nothing imports it but the factory.
+"""Retention of personal data: the machinery the features' own rules run in (each feature's
+``retention.py``, registered in its ``feature.py``), ``flask purge`` and the worker's purge round.
+Imports cli, storage and the base modules, never a feature.
 """

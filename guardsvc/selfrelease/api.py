@@ -2,22 +2,33 @@
 from flask import Blueprint
 
 from guardsvc import messages
-from guardsvc.accounts.auth import public_json
 from guardsvc.selfrelease import service
 from guardsvc.selfrelease.limits import self_release_limit
 from guardsvc.selfrelease.schemas import ChallengeSchema, ReleasedSchema, ReleaseRequestSchema
 from guardsvc.web.doors import json_door, never_guarded
 from guardsvc.web.identity import client_ip, current_client
-from guardsvc.web.jsonio import json_body, ok
-from guardsvc.web.schema_fields import load_or_raise
+from guardsvc.web.jsonio import ok
+from guardsvc.web.operations import APPEAL_ERROR, ERROR, VALIDATION_ERROR, Envelope, Failure, Tag, operation
 
 # Blocked clients are who calls it: never guarded.
 bp = never_guarded(json_door(Blueprint("self_release_api", __name__, url_prefix="/api/guard/self-release")))
-REQUEST_SCHEMA = ReleaseRequestSchema()
+SELF_RELEASE = Tag("Buka blokir sendiri", "Klien di bawah blokir berisiko rendah membuka dirinya sendiri "
+                                          "dengan bukti kerja (ALTCHA PoW v2), sekali per masa jeda.")
+MUST_APPEAL = Failure("Berlaku blokir yang tidak dapat dibuka sendiri: `message` menyebut formulir banding, "
+                      "`appeal_url` dan `reference` menyertainya.", (APPEAL_ERROR,))
+USED_UP = Failure("Alamat IP atau perangkat ini sudah membuka blokir sendiri dalam masa jeda, atau batas per jam "
+                  "semua klien tercapai: ajukan banding (`appeal_url`); `Retry-After` menyebut kapan bisa lagi.",
+                  (APPEAL_ERROR,))
 
 
 @bp.get("/challenge")
-@self_release_limit
+@operation("getSelfReleaseChallenge", "Minta tantangan bukti kerja", SELF_RELEASE, {200: Envelope(ChallengeSchema)},
+           identity=True, limits=(self_release_limit,),
+           errors={403: MUST_APPEAL, 409: "Klien tidak sedang diblokir.", 429: USED_UP,
+                   422: Failure("Tanpa perangkat (cookie perangkat atau `X-Device-Id`) tidak ada yang bisa "
+                                "dibuka.", (VALIDATION_ERROR,))},
+           description="Tantangan terikat pada alamat dan perangkat klien serta referensi blokirnya, berlaku "
+                       "GUARDSVC_SELF_RELEASE_CHALLENGE_SECONDS detik.")
 def challenge():
     """A proof-of-work challenge for the calling client (address and device) and its blocks."""
     issued, expires_at = service.issue_challenge(current_client())
@@ -25,10 +36,17 @@ def challenge():
 
 
 @bp.post("")
-@public_json
-@self_release_limit
-def release():
+@operation("selfRelease", "Buka blokir sendiri dengan tantangan yang terpecahkan", SELF_RELEASE,
+           {201: Envelope(ReleasedSchema, message=True)}, body=ReleaseRequestSchema, identity=True,
+           limits=(self_release_limit,),
+           errors={403: MUST_APPEAL, 429: USED_UP,
+                   409: Failure("Bukti sudah dipakai, blokir berubah sejak tantangan dibuat, atau klien tidak "
+                                "sedang diblokir.", (ERROR,)),
+                   422: Failure("Bukti tidak terbaca, tidak sah, kedaluwarsa, atau untuk klien lain "
+                                "(`errors.altcha`); tanpa perangkat (`errors.X-Device-Id`).", (VALIDATION_ERROR,))},
+           description="Membuat izin yang tepat dan sementara (alamat dan perangkat ini bersama, "
+                       "GUARDSVC_SELF_RELEASE_HOURS jam) yang kalah oleh blokir yang dibuat sesudahnya.")
+def release(data):
     """Release the calling client by a solved challenge: an exact, temporary allow entry."""
-    data = load_or_raise(REQUEST_SCHEMA, json_body())
     released = service.release_client(current_client(), data["altcha"], origin_ip=client_ip())
     return ok(201, message=messages.SELF_RELEASE_DONE, data=ReleasedSchema().dump(released))

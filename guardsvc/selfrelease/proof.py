@@ -18,9 +18,9 @@ import secrets
 from dataclasses import dataclass
 
 import altcha
-from cryptography.hazmat.primitives import hashes
-from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 from flask import current_app
+
+from guardsvc.storage.sealing import derive_key
 
 ALGORITHM = "PBKDF2/SHA-256"
 # Counters a browser tries, on average; the server's pick is uniform in [ATTEMPTS/2, 3*ATTEMPTS/2).
@@ -28,17 +28,11 @@ ALGORITHM = "PBKDF2/SHA-256"
 # besides the iterations (docs/performance.md), so many cheap attempts would be mostly that.
 ATTEMPTS = 1_000
 PAYLOAD_MAX = 8_000  # characters of base64: a real payload is well under 1,000
-_KEYS = {}
 
 
 def _key(secret_key, label):
-    """32 bytes for one purpose, derived from the secret key (HKDF-SHA-256, ``label`` as its info)."""
-    cached = _KEYS.get((secret_key, label))
-    if cached is None:
-        cached = HKDF(algorithm=hashes.SHA256(), length=32, salt=None,
-                      info=f"guardsvc/self-release/{label}".encode()).derive(secret_key.encode())
-        _KEYS[(secret_key, label)] = cached
-    return cached
+    """32 bytes for one purpose, derived from the secret key (``label`` as the HKDF info)."""
+    return derive_key(secret_key, f"guardsvc/self-release/{label}".encode())
 
 
 def keys():

@@ -3,7 +3,7 @@ from flask import Blueprint, flash, redirect, render_template, request, url_for
 from flask_login import current_user
 
 from guardsvc import messages
-from guardsvc.accounts.account_page import Section, back_to_section, register_section_with, render_account_page
+from guardsvc.accounts.account_page import Section, back_to_section, render_account_page
 from guardsvc.signin.limits import sign_in_limit
 from guardsvc.accounts.auth import current_session, reauthentication_required, roles_required
 from guardsvc.accounts.roles import PEOPLE
@@ -28,7 +28,7 @@ def security_part(user, _client):
             "sign_ins": account.recent_sign_ins(user, limit=10)}
 
 
-register_section_with(bp, Section("keamanan", "signin/_account_security.html", security_part, order=20))
+ACCOUNT_SECTION = Section("keamanan", "signin/_account_security.html", security_part, order=20)
 
 
 def _back(anchor=SECTION):

@@ -43,7 +43,8 @@ from sqlalchemy.exc import DBAPIError, TimeoutError as PoolTimeout
 from sqlalchemy.pool import QueuePool
 
 from guardsvc.extensions import db
-from guardsvc.storage import deadline, sqlite_writers
+from guardsvc.storage import deadline, revisions, sqlite_writers
+from guardsvc.translation import MessageId
 
 log = logging.getLogger(__name__)
 # On top of statement_timeout: time for the server's own cancellation to arrive first.
@@ -58,8 +59,9 @@ class _MessageDumper(StrDumper):
 def _bind_message_ids_as_text():
     """A message id (guardsvc.messages) written to a column is stored as its text, in the language
     of the moment (a default note, a derived device name): a driver would refuse the lazy object."""
-    sqlite3.register_adapter(LazyString, str)
-    psycopg.adapters.register_dumper(LazyString, _MessageDumper)
+    for kind in (LazyString, MessageId):  # sqlite3 matches the exact type; psycopg follows subclasses too
+        sqlite3.register_adapter(kind, str)
+        psycopg.adapters.register_dumper(kind, _MessageDumper)
 
 
 def init_database(app):
@@ -325,28 +327,20 @@ def _owner_only_sqlite_file(path):
         pass
 
 
-_HEADS = "guardsvc.schema_heads"  # app.extensions: the revisions the code's migrations end in
-
-
 def schema_state(app):
-    """``"current"``, ``"behind"`` (a migration is still to run) or ``"missing"`` (never migrated).
+    """How the database's schema stands to this code: a state of ``guardsvc.storage.revisions``.
 
-    Compares the database's Alembic revision with the code's head (read from the migrations
-    once). A database that cannot be reached raises, as any query would.
+    ``"current"`` (its revision is the code's head), ``"ahead"`` (newer migrations ran, none declared
+    incompatible with this code: it serves, and a node of the previous release stays ready during
+    an upgrade), ``"behind"`` (a migration is still to run), ``"incompatible"`` (ahead by a migration
+    that declared it breaks this code) or ``"missing"`` (never migrated). A database that cannot be
+    reached raises, as any query would.
     """
-    heads = app.extensions.get(_HEADS)
-    if heads is None:
-        from alembic.config import Config
-        from alembic.script import ScriptDirectory
-
-        config = Config()
-        config.set_main_option("script_location", app.extensions["migrate"].directory)
-        heads = app.extensions[_HEADS] = frozenset(ScriptDirectory.from_config(config).get_heads())
     try:
         stored = {row[0] for row in db.session.execute(text("SELECT version_num FROM alembic_version"))}
     except DBAPIError:
         db.session.rollback()
         if inspect(db.engine).has_table("alembic_version"):  # unreachable: that raises again here
             raise
-        return "missing"
-    return "current" if stored == heads else "behind"
+        return revisions.MISSING
+    return revisions.compare(app, frozenset(stored))

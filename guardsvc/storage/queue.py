@@ -1,4 +1,5 @@
-"""Work queues kept in a table (the mail outbox, webhook deliveries): claimed under a lease, retried with backoff.
+"""Work queues kept in a table (the mail outbox, webhook deliveries): claimed under a lease, retried with
+backoff and jitter.
 
 A queue's model has the columns of ``QueuedWork``: ``status`` (``pending``
 while it waits, ``sending`` while a worker holds it, any other word once
@@ -19,10 +20,12 @@ commits here, once per claim and once per outcome: each is its own unit of
 work, so a row that was sent is recorded as sent before the next one is
 tried, and a crash loses at most the row in hand.
 """
+import random
 import secrets
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 
+from flask import current_app
 from sqlalchemy import String, Text, and_, or_, select, update
 from sqlalchemy.orm import Mapped, mapped_column
 
@@ -31,6 +34,7 @@ from guardsvc.storage import clock
 
 PENDING, CLAIMED = "pending", "sending"
 ERROR_MAX = 1000
+JITTER = 0.2  # a retry's wait varies by up to a fifth either way
 
 
 class QueuedWork:
@@ -75,8 +79,16 @@ def _is_due(model, now):
                and_(model.status == CLAIMED, model.claimed_until < now))
 
 
-def claim_due(model, limit, lease):
-    """Claim up to ``limit`` due rows of ``model`` for this worker for ``lease``, and commit the claim."""
+def configured_lease():
+    """How long a claim holds (``GUARDSVC_DELIVERY_LEASE_SECONDS``): longer than a batch can take to carry out,
+    and what a node that died holding a claim leaves waiting for another node."""
+    return timedelta(seconds=current_app.config["DELIVERY_LEASE_SECONDS"])
+
+
+def claim_due(model, limit, lease=None):
+    """Claim up to ``limit`` due rows of ``model`` for this worker for ``lease`` (the configured one), and commit
+    the claim."""
+    lease = lease or configured_lease()
     now = clock.utcnow()
     token = secrets.token_hex(16)
     # Chosen once (a materialized CTE): as a plain IN (subquery), PostgreSQL may run the subquery
@@ -111,9 +123,11 @@ def error_text(error):
     return f"{error.__class__.__name__}: {error}"[:ERROR_MAX]
 
 
-def backoff(first, attempts, cap):
-    """The wait after ``attempts`` failed attempts: ``first``, then doubling, never more than ``cap``."""
-    return min(first * (2 ** max(attempts - 1, 0)), cap)
+def backoff(first, attempts, cap, jitter=JITTER):
+    """The wait after ``attempts`` failed attempts: ``first``, then doubling up to ``cap``, each varied by up
+    to ``jitter`` of itself either way, so rows that failed together (a mail server or an endpoint that was
+    away) do not all come back at once."""
+    return min(first * (2 ** max(attempts - 1, 0)), cap) * random.uniform(1 - jitter, 1 + jitter)
 
 
 def drain(batch):

@@ -3,7 +3,7 @@ from flask import Blueprint, request
 from flask_login import current_user
 
 from guardsvc import messages
-from guardsvc.accounts.account_page import Section, back_to_section, register_section_with, render_account_page
+from guardsvc.accounts.account_page import Section, back_to_section, render_account_page
 from guardsvc.accounts.auth import reauthentication_required, roles_required
 from guardsvc.accounts.roles import PEOPLE
 from guardsvc.web.identity import current_client, issue_trust_cookie
@@ -32,7 +32,7 @@ def devices_part(user, client):
             "this_entry": next((record for record, here, _ in devices if here and record.is_active), None)}
 
 
-register_section_with(bp, Section("perangkat", "trust/_account_devices.html", devices_part, order=10))
+ACCOUNT_SECTION = Section("perangkat", "trust/_account_devices.html", devices_part, order=10)
 
 
 def _back_to_devices(message):

@@ -66,7 +66,11 @@ class BaseSchema(Schema):
             return super().dump(obj, many=many)
 
     def _plain_plan(self):
-        """``((key, attribute, format), ...)`` when every field is a plain attribute, else None (built once)."""
+        """``((key, attribute, format), ...)`` when every field is a plain attribute, else None (built once).
+
+        Reads marshmallow's private ``Field._CHECK_ATTRIBUTE`` and ``Schema._hooks``
+        (tests/test_dependency_reaches.py fails when they change).
+        """
         try:
             return self.__plain_plan
         except AttributeError:

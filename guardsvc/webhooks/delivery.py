@@ -7,7 +7,6 @@ given up on (``failed``) after ``GUARDSVC_WEBHOOK_MAX_ATTEMPTS`` attempts; an
 unban is tried until the command succeeds. A finished row keeps no body.
 """
 import logging
-import random
 from datetime import timedelta
 from urllib.parse import urlsplit
 
@@ -22,16 +21,13 @@ from guardsvc.webhooks.sending import DeliveryFailed, post, signed_headers
 
 log = logging.getLogger("guardsvc.webhooks")
 BATCH_SIZE = 20
-# Longer than a batch can take (each call is bounded by its timeout).
-LEASE = timedelta(minutes=10)
 MAX_BACKOFF = timedelta(hours=1)
-JITTER = 0.2
 
 
 def retry_delay(attempts):
     """The wait after ``attempts`` failed attempts: exponential backoff with jitter, about an hour at most."""
     first = timedelta(seconds=current_app.config["WEBHOOK_RETRY_SECONDS"])
-    return queue.backoff(first, attempts, MAX_BACKOFF) * random.uniform(1 - JITTER, 1 + JITTER)
+    return queue.backoff(first, attempts, MAX_BACKOFF)
 
 
 def _endpoints(rows):
@@ -85,7 +81,7 @@ def _record_failure(row, endpoint, error, report):
 def deliver_batch(limit=BATCH_SIZE):
     """Claim one batch of due rows and carry each out; returns a queue.Report."""
     report = queue.Report()
-    rows = queue.claim_due(HookDelivery, limit, LEASE)
+    rows = queue.claim_due(HookDelivery, limit)  # the configured lease
     endpoints = _endpoints(rows)
     for row in rows:
         endpoint = endpoints.get(row.endpoint_id)

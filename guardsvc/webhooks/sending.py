@@ -52,6 +52,8 @@ def _connection(url, timeout, allow_private):
             raise DeliveryFailed(f"refused: {refused}") from None
         except OSError as exc:
             raise DeliveryFailed(f"cannot resolve {parts.hostname}: {exc}") from exc
+        # http.client's private hook for opening its socket: test_webhook_targets_live.py's
+        # test_the_request_goes_to_the_address_that_was_checked fails when http.client stops calling it.
         connection._create_connection = _pinned(addresses, port)
     return connection
 

@@ -122,7 +122,7 @@ def test_signed_in_and_admin_pages_are_accessible(page, live_server, make_user, 
     report = []
     for path in ("/akun", "/akun/konfirmasi", "/akun/kata-sandi", "/admin", "/admin?status=pending",
                  f"/admin/tiket/{number}", "/admin/blokir", "/admin/izin", "/admin/lepas-sendiri", "/admin/masuk", "/admin/audit",
-                 "/admin/templat"):
+                 "/admin/templat", "/admin/node"):
         check(page, path, report)
     page.goto("/akun")
     page.locator('form[action="/akun/dua-langkah/mulai"] button[type="submit"]').click()
