@@ -4,7 +4,8 @@ One run serves both under gunicorn with the same settings (2 sync workers
 each by default), loads each hot path with wrk (2 threads x 16 connections),
 alternating the contenders path by path so machine noise hits them alike, and
 prints req/s, the ratio, p50/p99 and the non-2xx/3xx count per path.
-guardsvc runs twice, with the in-memory and with the Redis rate-limit storage.
+guardsvc runs twice, with the default (the instance folder's LMDB file) and with the Redis
+rate-limit storage.
 
     .venv/bin/python bench/hotpaths.py [--database-url postgresql://...]
         [--limits default|raised] [--duration 5] [--scale] [--blocks 1000000]
@@ -111,7 +112,7 @@ PROXY_SECRET = "bench-proxy-secret-0123456789abcdefghij"  # what the proxy sends
 
 
 def guardsvc_env(database_url, instance, extra=None):
-    return {**os.environ, "GUARDSVC_DATABASE_URL": database_url,
+    return {**os.environ, "GUARDSVC_DATABASE_URL": database_url, "GUARDSVC_INSTANCE_PATH": str(instance),
             "GUARDSVC_SECRET_KEY": "bench-secret-key", "GUARDSVC_LOG_LEVEL": "WARNING",
             "GUARDSVC_PROXY_COUNT": "1", "GUARDSVC_FORWARD_AUTH_SECRET": PROXY_SECRET,
             **(extra or {})}
@@ -446,7 +447,8 @@ def main():
                           "MINIMAL_PENDING_PER_IP": RAISED_LIMITS["PENDING_PER_IP"]
                           if args.limits == "raised" else "5"}, args.workers)
         servers.append(minimal)
-        storages = {"guardsvc/memory": "memory://"}
+        # "": the default store, the instance folder's LMDB file (memory:// serves one worker only).
+        storages = {"guardsvc/lmdb": ""}
         if not args.no_redis:
             storages["guardsvc/redis"] = "redis://127.0.0.1:6379/0"
         contenders = {"minimal": (minimal, minimal_paths(minimal, token, args.tickets))}
@@ -464,9 +466,9 @@ def main():
             names = [n for n in names if n in args.only.split(",")]
         compare(contenders, names, args, folder)
         if args.scale:
-            scale(args, guardsvc_url, contenders["guardsvc/memory"], folder)
+            scale(args, guardsvc_url, contenders["guardsvc/lmdb"], folder)
         if args.blocks:
-            blocks(args, dbs, instance, contenders["guardsvc/memory"], limits, folder)
+            blocks(args, dbs, instance, contenders["guardsvc/lmdb"], limits, folder)
     finally:
         for server in servers:
             server.stop()
@@ -481,7 +483,7 @@ def scale(args, guardsvc_url, contender, folder):
     insert_tickets(guardsvc_url, 1_000_000 - args.tickets, start=args.tickets)
     after = {name: merge([wrk(server.url, paths[name], args, folder) for _ in range(args.rounds)])
              for name in ("check", "submit-json")}
-    print(f"\nflatness: {args.tickets:,} -> 1,000,000 stored tickets (guardsvc/memory)")
+    print(f"\nflatness: {args.tickets:,} -> 1,000,000 stored tickets (guardsvc/lmdb)")
     for name in before:
         print(f"  {name:14} p50 {before[name]['p50']:.1f} -> {after[name]['p50']:.1f} ms "
               f"({ratio(after[name]['p50'], before[name]['p50']):.2f}x), req/s {before[name]['rps']:.0f} -> "

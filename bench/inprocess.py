@@ -46,6 +46,9 @@ def parse_args():
     parser.add_argument("--sort", default="cumulative")
     parser.add_argument("--limit", type=int, default=45)
     parser.add_argument("--storage", default="memory://")
+    parser.add_argument("--against", choices=("minimal", "reference"), default="minimal",
+                        help="reference: bench/reference_app.py (guardsvc's statements, raw), on a copy of "
+                             "guardsvc's database, counting limits in an LMDB file when --storage is one")
     parser.add_argument("--clock", choices=("wall", "cpu"), default="wall",
                         help="cpu: this process's CPU time, which other processes on a busy machine "
                              "disturb less than the wall clock")
@@ -119,10 +122,22 @@ def build():
         os.environ[f"GUARDSVC_{key}"] = value
     token = hotpaths.prepare_guardsvc(guardsvc_url, instance)
     hotpaths.insert_tickets(guardsvc_url, 1000)
+    from guardsvc import create_app
+
+    if AGAINST == "reference":
+        import shutil
+
+        shutil.copy(FOLDER / "guardsvc.db", FOLDER / "reference.db")
+        os.environ["REFERENCE_DATABASE_URL"] = f"sqlite:///{FOLDER / 'reference.db'}"
+        os.environ["REFERENCE_PENDING_PER_IP"] = RAISED["PENDING_PER_IP"]
+        if os.environ["GUARDSVC_RATELIMIT_STORAGE_URI"].startswith("guardsvc-lmdb"):
+            os.environ["REFERENCE_LIMITS"] = f"lmdb:{FOLDER / 'reference-limits.lmdb'}"
+        from bench import reference_app
+
+        return create_app(), reference_app.app, token
     minimal_url = f"sqlite:///{FOLDER / 'minimal.db'}"
     hotpaths.prepare_minimal(minimal_url, token, 1000, hotpaths.password_hash(guardsvc_url))
     from bench import minimal_app
-    from guardsvc import create_app
 
     app = create_app()
     return app, minimal_app.app, token
@@ -143,6 +158,7 @@ class LocalServer:
         self.server.shutdown()
 
 
+AGAINST = "minimal"
 CLOCK = {"wall": time.perf_counter, "cpu": time.process_time}
 clock = CLOCK["wall"]
 
@@ -158,9 +174,10 @@ def measure(app, path_, count, run):
 
 
 def main():
-    global clock
+    global clock, AGAINST
     args = parse_args()
     clock = CLOCK[args.clock]
+    AGAINST = args.against
     os.environ["GUARDSVC_RATELIMIT_STORAGE_URI"] = args.storage
     app, minimal, token = build()
     for part in filter(None, args.without.split(",")):
@@ -171,7 +188,9 @@ def main():
     try:
         time.sleep(3.1)  # forms carry a minimum fill time
         ours = hotpaths.guardsvc_paths(server, token, 1000)
-        theirs = hotpaths.minimal_paths(mini_server, token, 1000)
+        theirs = (hotpaths.minimal_paths(mini_server, token, 1000) if AGAINST == "minimal"
+                  else {name: path_ for name, path_ in ours.items()
+                        if name in ("check", "submit-json", "save-my-ip-bearer")})
     finally:
         server.stop()
         mini_server.stop()
@@ -189,7 +208,7 @@ def main():
         print(out.getvalue())
         print(f"{args.profile}: {micros:.0f} us/request under the profiler, statuses {statuses}")
         return
-    print(f"{'path':20}{'minimal us':>12}{'guardsvc us':>13}{'ratio':>8}  statuses")
+    print(f"{'path':20}{AGAINST + ' us':>12}{'guardsvc us':>13}{'ratio':>8}  statuses")
     batch = max(50, args.requests // 10)
     for name in names:
         measure(app, ours[name], 100, f"w{name}")

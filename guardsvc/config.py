@@ -351,7 +351,7 @@ def load_settings(instance_path):
         database_url = "postgresql://" + database_url[len("postgres://"):]
     if database_url.startswith("postgresql://"):
         database_url = "postgresql+psycopg://" + database_url[len("postgresql://"):]
-    storage_uri = read.text("RATELIMIT_STORAGE_URI", "memory://")
+    storage_uri = read.text("RATELIMIT_STORAGE_URI") or machine_store_uri(instance_path)
     storage_timeout = read.number("RATELIMIT_STORAGE_TIMEOUT_SECONDS", kind=float, default=0.5)
     if storage_uri.startswith("memory://"):
         # The same in-process store with a ceiling on its counters (guardsvc.ratelimits.memory).
@@ -540,18 +540,33 @@ def _names(text):
     return tuple(name.strip() for name in text.split(",") if name.strip())
 
 
+def machine_store_uri(instance_path):
+    """The default rate-limit store: an LMDB file in the instance folder that every process of the
+    machine shares (``guardsvc.ratelimits.lmdb_store``)."""
+    return f"guardsvc-lmdb://{Path(instance_path).resolve() / 'ratelimits.lmdb'}"
+
+
 def memory_limits_problem(workers):
     """Why ``memory://`` rate limits cannot serve ``workers`` processes: each would count on its own."""
     return ("GUARDSVC_RATELIMIT_STORAGE_URI: memory:// counts in each process, so "
-            f"{workers} workers would allow {workers} times every limit; use redis://... "
-            "(or one worker: GUARDSVC_WORKERS=1)")
+            f"{workers} workers would allow {workers} times every limit; leave it unset (a store in "
+            "the instance folder that every process of this machine shares), use redis://... with "
+            "several machines, or run one worker: GUARDSVC_WORKERS=1")
 
 
 def memory_limits(read=None):
-    """True when rate limits are on and counted in this process's memory (the default store)."""
+    """True when rate limits are on and counted in this process's memory (``memory://``, never the default)."""
     read = read or _Reader()
     return (read.flag("RATELIMIT_ENABLED", True)
-            and read.text("RATELIMIT_STORAGE_URI", "memory://").startswith("memory://"))
+            and (read.text("RATELIMIT_STORAGE_URI") or "").startswith("memory://"))
+
+
+def machine_cores():
+    """The cores this process may run on (its CPU affinity, which containers and taskset narrow)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
 
 
 def _asked_workers(read):
@@ -577,13 +592,14 @@ def instance_path():
 def server_settings():
     """gunicorn's settings from ``GUARDSVC_*`` (guardsvc.gunicorn_conf); raises SettingsError.
 
-    Workers: ``GUARDSVC_WORKERS``, else one when rate limits are counted in memory (exact only in
-    one process) and two otherwise. Threads: eight for one worker, four each for several, so a
-    password hash (slow on purpose) never holds a whole process.
+    Workers: ``GUARDSVC_WORKERS``, else one per core of the machine (the limits are counted in a
+    store every process shares: the instance folder's by default, or Redis), and one when they are
+    counted in memory (``memory://``, exact only in one process). Threads: eight for one worker,
+    four each for several, so a password hash (slow on purpose) never holds a whole process.
     """
     read = _Reader()
     in_memory = memory_limits(read)
-    workers = _asked_workers(read) or (1 if in_memory else 2)
+    workers = _asked_workers(read) or (1 if in_memory else machine_cores())
     settings = {
         "bind": read.text("BIND", "127.0.0.1:8000"),
         "workers": workers,

@@ -10,9 +10,11 @@ command lines. What it sets, and why:
 - gthread workers with threads: a password hash (slow on purpose) occupies one thread,
   so the hash cap (GUARDSVC_HASH_CONCURRENCY) answers a flood at once and pages that
   hash nothing stay fast. A sync worker would queue every page behind every hash.
-- one worker when rate limits are counted in memory (exact only in one process), two
-  otherwise; several workers with the memory store are refused at start, however they
-  were asked for (GUARDSVC_WORKERS, WEB_CONCURRENCY, ``-w``, a TTIN signal).
+- one worker per core: rate limits are counted in a store every process of the machine
+  shares (by default an LMDB file in the instance folder, checked here before a worker
+  starts: an unwritable, full or damaged file stops the start with the fix), or in Redis.
+  ``memory://`` counts per process: one worker, and several are refused at start, however
+  they were asked for (GUARDSVC_WORKERS, WEB_CONCURRENCY, ``-w``, a TTIN signal).
 - the access log through guardsvc.web.access_log.RedactingLogger: one-time links and
   tokens masked, JSON lines with the request id when GUARDSVC_LOG_FORMAT=json.
 - PROMETHEUS_MULTIPROC_DIR (default: ``metrics/`` in the instance folder), so /metrics
@@ -34,6 +36,7 @@ from pathlib import Path
 
 from guardsvc.config import (SettingsError, instance_path, load_settings, mark_server_configured,
                              memory_limits_problem, process_alive, server_settings)
+from guardsvc.ratelimits import lmdb_store
 
 try:
     _server = server_settings()
@@ -74,13 +77,30 @@ def on_starting(server):
     if _server["memory_limits"] and server.cfg.workers > 1:
         problems.append(memory_limits_problem(server.cfg.workers))
     try:
-        load_settings(_instance_folder())
+        settings = load_settings(_instance_folder())
     except SettingsError as error:
         problems += error.problems
+    else:
+        problems += _store_problems(settings)
     if problems:
         # gunicorn prints a RuntimeError raised here as "Error: ..." and exits with status 1.
         raise RuntimeError(str(SettingsError(problems)))
     _forget_dead_processes(Path(_metrics_dir))
+
+
+def _store_problems(settings):
+    """The machine's rate-limit store (an LMDB file) must open and take a write, or nothing starts.
+
+    Opened and closed here, in the master: each worker opens its own after the fork.
+    """
+    uri = settings["RATELIMIT_STORAGE_URI"]
+    if not settings["RATELIMIT_ENABLED"] or not uri.startswith(lmdb_store.SCHEME + "://"):
+        return []
+    try:
+        lmdb_store.check_store(uri)
+    except lmdb_store.StoreProblem as problem:
+        return [f"GUARDSVC_RATELIMIT_STORAGE_URI: {problem}"]
+    return []
 
 
 def _forget_dead_processes(folder):

@@ -53,6 +53,10 @@ os.environ.update({
     # set, so no test writes a generated one into the checkout's instance folder.
     "GUARDSVC_FORWARD_AUTH_SECRET": "test-proxy-secret-of-the-suite-0123456789",
     "GUARDSVC_RATELIMIT_ENABLED": "false",
+    # An app a test builds with limits on counts in its own memory: a fresh count per app, where the
+    # default (the instance folder's file, shared by every process) would carry counts from test to
+    # test. The default store has tests of its own (tests/test_machine_limits.py).
+    "GUARDSVC_RATELIMIT_STORAGE_URI": "memory://",
     "GUARDSVC_APPEAL_MIN_FILL_SECONDS": "0",
     "GUARDSVC_LOG_LEVEL": "WARNING",
     # Mail delivered without a mail server is kept here, never in the checkout's instance folder.

@@ -52,22 +52,24 @@ class LiveServer:
     """
 
     def __init__(self, workers=4, env=None, port=None, threads=4, stdout=subprocess.DEVNULL, cwd=None, prefix=(),
-                 stderr=None):
+                 stderr=None, unset=()):
         self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         # What a browser opens: a name, as the README says (passkeys never work at an IP address).
         self.browser_url = f"http://localhost:{self.port}"
         self.metrics_dir = tempfile.mkdtemp(prefix="guardsvc-live-metrics-")
         gunicorn = Path(sys.executable).with_name("gunicorn")
-        settings = {"GUARDSVC_BIND": f"127.0.0.1:{self.port}", "GUARDSVC_WORKERS": str(workers),
-                    "GUARDSVC_THREADS": str(threads), "PROMETHEUS_MULTIPROC_DIR": self.metrics_dir}
+        # workers=None, threads=None: the project's defaults (one worker per core).
+        settings = {"GUARDSVC_BIND": f"127.0.0.1:{self.port}", "PROMETHEUS_MULTIPROC_DIR": self.metrics_dir,
+                    **({"GUARDSVC_WORKERS": str(workers)} if workers else {}),
+                    **({"GUARDSVC_THREADS": str(threads)} if threads else {})}
         # ``prefix``: a command gunicorn runs under (``setpriv ...``); ``stderr``: where its log goes (a file).
         self.process = subprocess.Popen(
             [*prefix, str(gunicorn), "--log-level", "warning", "--preload", "wsgi:app"],
             # Access lines go to stdout: a test that reads them passes a file.
             # Another project folder (a copy, an earlier release) serves its own code the same way.
-            cwd=cwd or ROOT, env={**os.environ, **settings, **(env or {})}, start_new_session=True, stdout=stdout,
-            stderr=stderr)
+            cwd=cwd or ROOT, env=_without(unset, {**os.environ, **settings, **(env or {})}), start_new_session=True,
+            stdout=stdout, stderr=stderr)
         self._wait()
 
     def _wait(self):
@@ -91,6 +93,11 @@ class LiveServer:
         except ProcessLookupError:
             pass
         self.process.wait()
+
+
+def _without(names, env):
+    """``env`` less the variables ``names`` (settings a test wants at their defaults)."""
+    return {name: value for name, value in env.items() if name not in names}
 
 
 @pytest.fixture(scope="session")

@@ -45,7 +45,7 @@ def test_the_guard_finds_a_client_by_index_among_many_address_blocks(app, many_b
         names, matching, enforced = _STATEMENTS[33]
         params = {**dict(zip(names, candidate_networks("198.18.7.7"))), "device_id": "perangkat-1",
                   "local_ip": None, "any_local_ip": False, "now": clock.utcnow()}
-        for statement in (matching, enforced):
+        for statement in (matching.statement, enforced.statement):
             plan = _plan(statement, params)
             assert not any(step.startswith("SCAN blocks") for step in plan), plan
             assert any("ix_blocks_active_device_id" in step for step in plan), plan

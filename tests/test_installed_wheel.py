@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 import requests
 
-from tests.live import REDIS_URL, ROOT, all_at_once, free_port, wait_for
+from tests.live import ROOT, all_at_once, free_port, wait_for
 
 pytestmark = [pytest.mark.live, pytest.mark.one_database]
 
@@ -76,15 +76,14 @@ def _run(installed, *argv, env=None, timeout=180):
 
 @pytest.fixture(scope="module")
 def server(installed):
-    """``gunicorn wsgi:app``, no flags, in the deployment folder: two workers (rate limits in Redis)."""
+    """``gunicorn wsgi:app``, no flags, in the deployment folder: a worker per core, and no limit store
+    set: the limits are counted in the instance folder's file that every worker shares."""
     bin_folder, site = installed
     migrated = _run(installed, "flask", "--app", "guardsvc", "db", "upgrade")
     assert migrated.returncode == 0, migrated.stderr
     port = free_port()
     env = _environment(GUARDSVC_BIND=f"127.0.0.1:{port}", GUARDSVC_LOG_FORMAT="json",
                        GUARDSVC_METRICS_TOKEN=METRICS_TOKEN, GUARDSVC_PROXY_COUNT="1",
-                       GUARDSVC_RATELIMIT_STORAGE_URI=REDIS_URL,
-                       GUARDSVC_RATELIMIT_KEY_PREFIX=f"guardsvc-wheel-{secrets.token_hex(6)}",
                        GUARDSVC_RATELIMIT_AUTH="5 per minute")
     access, errors = (site / "access.log").open("w"), (site / "error.log").open("w")
     process = subprocess.Popen([str(bin_folder / "gunicorn"), "wsgi:app"], cwd=site, env=env, stdout=access,
@@ -176,8 +175,10 @@ def test_metrics_add_up_over_both_workers(server):
     assert _metric(after, series) - _metric(before, series) == sent  # and a scrape adds up both
 
 
-def test_per_address_limits_are_exact_over_both_workers(server):
+def test_per_address_limits_are_exact_over_both_workers(server, installed):
     url, _, _ = server
+    bin_folder, _ = installed
+    assert (bin_folder.parent / "var/guardsvc-instance/ratelimits.lmdb").is_file()  # the default store
     answers = all_at_once(12, lambda n: requests.post(
         url + "/api/auth/tokens", json={"email": f"orang{n}@example.com", "password": "salah-sekali-123"},
         headers={"X-Forwarded-For": "192.0.2.77"}, timeout=60).status_code)
@@ -233,8 +234,23 @@ def test_the_status_page_stays_fast_during_a_password_flood(server):
 def test_memory_rate_limits_with_several_workers_are_refused_however_asked(installed):
     for argv, env in ((["gunicorn", "-w", "2", "wsgi:app"], {}), (["gunicorn", "wsgi:app"], {"GUARDSVC_WORKERS": "2"}),
                       (["gunicorn", "wsgi:app"], {"WEB_CONCURRENCY": "3"})):
-        refused = _run(installed, *argv, env=_environment(GUARDSVC_BIND=f"127.0.0.1:{free_port()}", **env))
+        refused = _run(installed, *argv, env=_environment(GUARDSVC_BIND=f"127.0.0.1:{free_port()}",
+                                                          GUARDSVC_RATELIMIT_STORAGE_URI="memory://", **env))
         assert refused.returncode != 0 and "memory://" in refused.stderr and "redis://" in refused.stderr, argv
+
+
+def test_the_default_shape_starts_without_a_limit_store_setting_however_many_workers(installed):
+    port = free_port()
+    env = _environment(GUARDSVC_BIND=f"127.0.0.1:{port}", WEB_CONCURRENCY="3")
+    bin_folder, site = installed
+    process = subprocess.Popen([str(bin_folder / "gunicorn"), "wsgi:app"], cwd=site, env=env,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
+    try:
+        wait_for(lambda: process.poll() is not None or _answers(f"http://127.0.0.1:{port}"), "three workers", 120)
+        assert process.poll() is None
+    finally:
+        process.terminate()
+        process.wait(30)
 
 
 def test_gunicorn_without_the_configuration_refuses_and_names_it(installed, tmp_path):

@@ -71,9 +71,24 @@ def test_the_passkey_relying_party_is_the_base_url_host_or_a_domain_it_belongs_t
 
 def test_memory_limits_are_refused_with_several_workers(clean_env, tmp_path):
     clean_env.setenv("WEB_CONCURRENCY", "2")
+    load_settings(str(tmp_path))  # unset: the machine's shared store, fine for any number of workers
+    clean_env.setenv("GUARDSVC_RATELIMIT_STORAGE_URI", "memory://")
     assert "GUARDSVC_RATELIMIT_STORAGE_URI" in problems_of(tmp_path)
     clean_env.setenv("GUARDSVC_RATELIMIT_STORAGE_URI", "redis://127.0.0.1:6379/0")
     load_settings(str(tmp_path))
+
+
+def test_the_default_limit_store_is_a_file_in_the_instance_folder_and_workers_follow_the_cores(clean_env, tmp_path):
+    from guardsvc.config import machine_cores, server_settings
+
+    assert load_settings(str(tmp_path))["RATELIMIT_STORAGE_URI"] == \
+        f"guardsvc-lmdb://{tmp_path.resolve()}/ratelimits.lmdb"
+    assert server_settings()["workers"] == machine_cores() == len(os.sched_getaffinity(0))
+    clean_env.setenv("GUARDSVC_RATELIMIT_STORAGE_URI", "memory://")
+    assert server_settings()["workers"] == 1
+    clean_env.setenv("GUARDSVC_WORKERS", "3")
+    clean_env.setenv("GUARDSVC_RATELIMIT_STORAGE_URI", "redis://127.0.0.1:6379/0")
+    assert server_settings()["workers"] == 3
 
 
 def test_the_command_line_lists_every_problem_and_exits_without_a_traceback(tmp_path):

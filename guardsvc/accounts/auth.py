@@ -17,6 +17,7 @@ from guardsvc.web.errors import Unauthorized
 from guardsvc.web.operations import refuse_caller
 from guardsvc.extensions import csrf, login_manager
 from guardsvc.sessions import service as sessions
+from guardsvc.web.headers import request_header
 
 UNSAFE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 # The confirmation page of the signin feature (signin.reauth_views), named like login_view.
@@ -30,7 +31,7 @@ _WAITING_VALUE_MAX = 200
 
 def bearer_token():
     """The token of an ``Authorization: Bearer`` header, '' for another scheme, None without."""
-    header = request.headers.get("Authorization")
+    header = request_header("Authorization")
     if header is None:
         return None
     scheme, _, value = header.partition(" ")

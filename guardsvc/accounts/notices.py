@@ -7,40 +7,23 @@ review the account. Text that people chose (device and token names, the
 account name) is data, never a link: the HTML template shows it through
 ``unlinkable``.
 """
-import re
-
-from markupsafe import Markup, escape
-
 from guardsvc import messages
 from guardsvc.storage import clock
 from guardsvc.web.humantime import human_time
 from guardsvc.web.links import external_url
 from guardsvc.web.locale import in_language
 from guardsvc.outbox.service import compose_mail, queued_since, store_mail
+from guardsvc.outbox.skeletons import Filled
+from guardsvc.web.unlinkable import unlinkable  # noqa: F401  (kept importable from here)
 from guardsvc.web.useragent import describe_user_agent
 
 TEMPLATE = "security_notice"
-# Mail programs turn anything that looks like a host name or an address into a link.
-# A zero-width joiner after each of these characters keeps the text as it reads
-# but no longer as a name they recognise.
-# HTML escaping never writes one of them, so they are found the same after escaping.
-_LINK_PUNCTUATION = re.compile(r"[.@:/\\]")
-ZERO_WIDTH_JOINER = "\u200d"
-
-
-def unlinkable(text):
-    """HTML for ``text`` that shows it exactly but that no mail program will turn into a link."""
-    if text is None:
-        return Markup("")
-    joined = _LINK_PUNCTUATION.sub(lambda match: match.group() + ZERO_WIDTH_JOINER, str(escape(str(text))))
-    return Markup('<span class="data">') + Markup(joined) + Markup("</span>")
-
-
 def _origin(client):
+    """(values shown, constants) saying where the event came from."""
     if client is None:
-        return {"by_command_line": messages.NOTICE_BY_COMMAND_LINE}
+        return {}, {"by_command_line": messages.NOTICE_BY_COMMAND_LINE}
     return {"ip_address": client.ip_address,
-            "device": describe_user_agent(client.user_agent) or messages.UNRECOGNISED_DEVICE}
+            "device": str(describe_user_agent(client.user_agent) or messages.UNRECOGNISED_DEVICE)}, {}
 
 
 def _queue(kind, user, subject, what, client, details=()):
@@ -50,9 +33,15 @@ def _queue(kind, user, subject, what, client, details=()):
 
 def _compose(kind, user, subject, what, client, details=()):
     with in_language(user.language):  # the holder's language, whoever caused the notice
+        shown, constants = _origin(client)
+        # What changes from one notice to the next is put into the language's skeleton (outbox.skeletons).
+        fill = {"name": user.name, "email": user.email, "when": human_time(clock.utcnow()), **shown}
+        rows = []
+        for number, (label, value) in enumerate(details):
+            fill[f"detail_{number}"] = value
+            rows.append((label, Filled(f"detail_{number}")))
         return compose_mail(
-            kind, user.email, subject, TEMPLATE, name=user.name, email=user.email, what=what,
-            when=human_time(clock.utcnow()), details=list(details), **_origin(client),
+            kind, user.email, subject, TEMPLATE, fill=fill, what=what, details=rows, **constants,
             forgot_url=external_url("recovery_pages.forgot_form"),
             account_url=external_url("account_pages.account"))
 

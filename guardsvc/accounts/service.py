@@ -7,6 +7,8 @@ from sqlalchemy import bindparam, select, update
 
 from guardsvc import messages
 from guardsvc.storage import clock
+from guardsvc.storage.inserts import as_entity, columns_of
+from guardsvc.storage.statements import Prepared
 from guardsvc.accounts import notices, passwords
 from guardsvc.accounts.models import ApiToken, User
 from guardsvc.accounts.password_rule import check_password
@@ -122,20 +124,25 @@ def create_token(user, name=None, *, client):
 
 # One statement, built once: the owner and the two token columns the request needs (a bearer
 # request is a hot path; the token itself is never loaded as an object).
-_TOKEN_OWNER = (select(User, ApiToken.id.label("token_id"), ApiToken.last_used_at)
-                .join(ApiToken, ApiToken.user_id == User.id)
-                .where(ApiToken.token_hash == bindparam("token_hash"), ApiToken.revoked_at.is_(None)))
+_USER_COLUMNS, _USER_NAMES = columns_of(User)
+_TOKEN_OWNER = Prepared(select(*_USER_COLUMNS, ApiToken.id.label("token_id"),
+                               ApiToken.last_used_at.label("token_last_used_at"))
+                        .join(ApiToken, ApiToken.user_id == User.id)
+                        .where(ApiToken.token_hash == bindparam("token_hash"), ApiToken.revoked_at.is_(None)))
 
 
 def user_for_token(plain):
     """The active user owning this unrevoked token, or None."""
     if not plain or not plain.startswith(TOKEN_PREFIX) or len(plain) > 128:
         return None
-    row = db.session.execute(_TOKEN_OWNER, {"token_hash": hash_token(plain)}).first()
-    if row is None or not row.User.is_active:
+    row = _TOKEN_OWNER.first({"token_hash": hash_token(plain)})
+    if row is None:
         return None
-    _touch_token(row.token_id, row.last_used_at)
-    return row.User
+    user = as_entity(User, _USER_NAMES, row[:len(_USER_NAMES)])
+    if not user.is_active:
+        return None
+    _touch_token(row.token_id, row.token_last_used_at)
+    return user
 
 
 def _touch_token(token_id, last_used_at):

@@ -13,6 +13,7 @@ from sqlalchemy import delete, select, update
 
 from guardsvc import messages
 from guardsvc.storage import clock
+from guardsvc.storage.statements import Prepared
 from guardsvc.appeals.conversation_models import (ADMIN, APPELLANT, NOTE, VISIBLE_TO_APPELLANT, TicketMessage,
                                                   TicketSecret)
 from guardsvc.appeals.models import UnblockTicket
@@ -37,12 +38,11 @@ def _private_url(secret):
     return external_url("conversation_pages.conversation_page", secret=secret)
 
 
-_INSERT_SECRET = TicketSecret.__table__.insert()
+_INSERT_SECRET = Prepared(TicketSecret.__table__.insert(), writes=True)
 
 
 def _store_secret(ticket_id, secret_hash):
-    db.session.execute(_INSERT_SECRET, {
-        "ticket_id": ticket_id, "secret_hash": secret_hash, "created_at": clock.utcnow()})
+    _INSERT_SECRET.rows({"ticket_id": ticket_id, "secret_hash": secret_hash, "created_at": clock.utcnow()})
 
 
 def new_private_link(ticket):

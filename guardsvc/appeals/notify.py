@@ -38,8 +38,8 @@ def confirmation_mail(ticket, private_url):
         return compose_mail(
             "appeal_received", ticket["email"],
             messages.CONFIRMATION_MAIL_SUBJECT.format(ticket=ticket["ticket_number"]), "appeal_received",
-            ticket_number=ticket["ticket_number"], when=human_time(ticket["created_at"]),
-            private_url=private_url, status_url=status_url(ticket["ticket_number"]))
+            fill={"ticket_number": ticket["ticket_number"], "when": human_time(ticket["created_at"]),
+                  "private_url": private_url, "status_url": status_url(ticket["ticket_number"])})
 
 
 def queue_message_mail(ticket, body, private_url):

@@ -20,6 +20,7 @@ from guardsvc.web.errors import Cooldown, InvalidState, NotFound, TooManyPending
 from guardsvc.extensions import db
 from guardsvc.storage.inserts import insert_unless_conflict
 from guardsvc.outbox.service import store_mails
+from guardsvc.storage.statements import Prepared
 from guardsvc.web.listing import COUNT_CAP, capped_count, contains_text, paginate
 from guardsvc.metrics import counters as metrics
 from guardsvc.web.locale import in_language
@@ -53,10 +54,10 @@ _TICKETS = UnblockTicket.__table__
 # Built once. The condition is the partial index's own text (PENDING_ONLY), not a bound status:
 # only a literal 'pending' lets the database see that the index of pending tickets by address
 # holds every row it needs (SQLite, and PostgreSQL once it plans a prepared statement generically).
-_PENDING_ON_NETWORK = select(func.count()).select_from(
+_PENDING_ON_NETWORK = Prepared(select(func.count()).select_from(
     select(_TICKETS.c.id)
     .where(_TICKETS.c.ip_address == bindparam("ip"), PENDING_ONLY)
-    .limit(bindparam("ceiling", type_=Integer)).subquery())
+    .limit(bindparam("ceiling", type_=Integer)).subquery()))
 
 
 def _pending_on_network(ip_address, ceiling):
@@ -65,7 +66,7 @@ def _pending_on_network(ip_address, ceiling):
     All of a block wave behind one NAT shares an address: an unbounded count
     would read every one of its pending tickets on each new submission.
     """
-    return db.session.scalar(_PENDING_ON_NETWORK, {"ip": ip_address, "ceiling": ceiling})
+    return _PENDING_ON_NETWORK.scalar({"ip": ip_address, "ceiling": ceiling})
 
 
 def submit_ticket(client, *, name, email, reason, phone=None, site=None, return_path=None, language=None):
@@ -165,8 +166,8 @@ def find_ticket(ticket_number):
 # its compiled form), and gets plain rows instead of tracked ORM objects.
 PUBLIC_COLUMNS = ("ticket_number", "status", "created_at", "resolved_at", "admin_notes", "access_opened",
                   "return_path")
-_PUBLIC_STATUS = select(*(UnblockTicket.__table__.c[name] for name in PUBLIC_COLUMNS)).where(
-    UnblockTicket.__table__.c.ticket_number == bindparam("number"))
+_PUBLIC_STATUS = Prepared(select(*(UnblockTicket.__table__.c[name] for name in PUBLIC_COLUMNS)).where(
+    UnblockTicket.__table__.c.ticket_number == bindparam("number")), alone=True)
 
 
 def ticket_status(ticket_number):
@@ -174,8 +175,7 @@ def ticket_status(ticket_number):
 
     Spaces are trimmed and any case is accepted, as in ``find_ticket``.
     """
-    return _by_number(ticket_number, lambda number: db.session.execute(
-        _PUBLIC_STATUS, {"number": number}).first())
+    return _by_number(ticket_number, lambda number: _PUBLIC_STATUS.first({"number": number}))
 
 
 def default_notes(status, language):

@@ -5,6 +5,7 @@ from sqlalchemy import Boolean, and_, bindparam, func, or_, select, true, union_
 
 from guardsvc import messages
 from guardsvc.storage import clock, codes
+from guardsvc.storage.statements import Prepared
 from guardsvc.audit.service import record_event
 from guardsvc.blocks.events import queue_block_event
 from guardsvc.blocks.models import MANUAL, ORIGIN_CROWDSEC, AllowEntry, Block, target_kind
@@ -86,7 +87,8 @@ def _statements(count):
     """(parameter names, matching statement, enforced statement) for ``count`` prefixes."""
     params = [bindparam(f"network_{length}") for length in range(count)]
     matching = _matching_statement(params)
-    return tuple(param.key for param in params), matching, _enforced_statement(params, matching)
+    return (tuple(param.key for param in params), Prepared(matching),
+            Prepared(_enforced_statement(params, matching)))
 
 
 _STATEMENTS = {count: _statements(count) for count in PREFIX_COUNTS}
@@ -105,9 +107,9 @@ def _matching_rows(ip_address, device_id, local_ip=None, any_local_ip=False, enf
     count = next(count for count in PREFIX_COUNTS if len(candidates) <= count)
     names, matching, enforced_statement = _STATEMENTS[count]
     padded = candidates + (candidates[:1] or (None,)) * (count - len(candidates))
-    return db.session.execute(enforced_statement if enforced else matching, {
+    return (enforced_statement if enforced else matching).rows({
         **dict(zip(names, padded)), "device_id": device_id or None, "local_ip": local_ip or None,
-        "any_local_ip": any_local_ip, "now": clock.utcnow()}).all()
+        "any_local_ip": any_local_ip, "now": clock.utcnow()})
 
 
 def find_active_block_id(ip_address=None, device_id=None, local_ip=None):

@@ -1,3 +1,3 @@
-"""Rate limits and their stores (memory, Redis), one bucket per operation shared by every door.
-Imports web, storage and the base modules only.
+"""Rate limits and their stores (the machine's LMDB file, memory, Redis), one bucket per operation
+shared by every door. Imports web, storage and the base modules only.
 """

@@ -1,8 +1,9 @@
 """Rate limits: one bucket per operation, shared by every door that performs it.
 
 Counting is the ``limits`` library's job: its fixed-window counters, kept in
-this process's memory (``guardsvc-memory://``, ``guardsvc.ratelimits.memory``) or
-in Redis. This module is the thin part around it, and it does per request only
+a file every process of the machine shares (the default, ``guardsvc-lmdb://``,
+``guardsvc.ratelimits.lmdb_store``), in this process's memory
+(``guardsvc-memory://``, ``guardsvc.ratelimits.memory``) or in Redis. This module is the thin part around it, and it does per request only
 what a limit needs: the client's address, one counter increment per limit of
 the operation (one round trip each on Redis), and the ``X-RateLimit-*``
 headers from the counts those increments return. A general-purpose extension
@@ -22,9 +23,11 @@ declaration (``@operation(..., limits=(check_limit,))``, ``guardsvc/web/operatio
 several separated by ``;``); ``scope`` names the bucket, so the API door and
 the page door of one operation spend one quota. When the store cannot be
 reached the limits go on in memory (a request is never refused because Redis
-is away), and the store is tried again every ``STORE_RETRY_SECONDS``.
+is away, or the machine's file failed: an error naming the file and the fix is
+logged), and the store is tried again every ``STORE_RETRY_SECONDS``.
 """
 import logging
+import sys
 import time
 from dataclasses import dataclass
 from functools import wraps
@@ -33,6 +36,7 @@ from flask import current_app, g
 from limits import parse_many
 from limits.storage import RedisStorage, storage_from_string
 
+from guardsvc.ratelimits import lmdb_store  # registers guardsvc-lmdb://
 from guardsvc.ratelimits.memory import BoundedMemoryStorage  # also registers guardsvc-memory://
 from guardsvc.web.addresses import client_ip, counted_address
 from guardsvc.web.errors import RateLimited
@@ -93,9 +97,12 @@ class Counters:
 
         On a plain Redis store this is one round trip for all of them, on the keys
         limits' RedisStorage counts on (``prefixed_key``, INCRBY and EXPIRE: a layout
-        of its own that tests/test_dependency_reaches.py holds); elsewhere (memory)
-        each counter is a dictionary update and a read.
+        of its own that tests/test_dependency_reaches.py holds); on the machine's file, one
+        write transaction for all of them; elsewhere (memory) each counter is a dictionary
+        update and a read.
         """
+        if type(store) is lmdb_store.LmdbStorage:  # noqa: E721
+            return store.count_many(counters)
         if type(store) is RedisStorage:  # noqa: E721 - not its cluster or sentinel subclasses
             if self._redis_script is None:
                 self._redis_script = store.get_connection().register_script(_COUNT_ON_REDIS)
@@ -113,8 +120,12 @@ class Counters:
         except Exception:  # noqa: BLE001 - any store failure: keep limiting, in memory
             if store is not self.primary:
                 raise
-            log.warning("rate-limit store %s unreachable: counting in this process's memory for now",
-                        self.uri.split("://")[0], exc_info=log.isEnabledFor(logging.DEBUG))
+            if isinstance(store, lmdb_store.LmdbStorage):
+                log.error("%s; counting in this process's memory meanwhile (per process: not exact)",
+                          lmdb_store.describe_failure(self.uri, sys.exc_info()[1]))
+            else:
+                log.warning("rate-limit store %s unreachable: counting in this process's memory for now",
+                            self.uri.split("://")[0], exc_info=log.isEnabledFor(logging.DEBUG))
             self._fall_back()
             return operation(self.fallback)
 

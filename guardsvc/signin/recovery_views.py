@@ -7,7 +7,7 @@ from flask import Blueprint, flash, redirect, render_template, request, url_for
 
 from guardsvc import messages
 from guardsvc.accounts import resets
-from guardsvc.accounts.notices import unlinkable
+from guardsvc.web.unlinkable import unlinkable
 from guardsvc.accounts.schemas import ResetRequestSchema
 from guardsvc.web.errors import ValidationFailed
 from guardsvc.web.identity import current_client

@@ -9,7 +9,8 @@ hangs costs a request a few seconds and a 503, never a worker stuck for good:
   grace second) for a server or network that stops answering altogether: the
   server cannot time out what it never receives. A connection that overran is
   closed, so the pool drops it.
-- SQLite: ``busy_timeout`` for a writer waiting for another process's lock.
+- SQLite: a writer waits for its process's earlier writers in a queue
+  (``guardsvc.storage.sqlite_writers``), then ``busy_timeout`` for another process's lock.
 - Both: the pool's wait for a free connection.
 
 Serving a request, each of these waits is also cut to what is left of the
@@ -42,7 +43,7 @@ from sqlalchemy.exc import DBAPIError, TimeoutError as PoolTimeout
 from sqlalchemy.pool import QueuePool
 
 from guardsvc.extensions import db
-from guardsvc.storage import deadline, revisions
+from guardsvc.storage import deadline, revisions, sqlite_writers
 from guardsvc.translation import MessageId
 
 log = logging.getLogger(__name__)
@@ -84,6 +85,10 @@ def init_database(app):
         # A SQLite connection is a file this process opened: no server can drop it, so a
         # liveness probe before each request would be a statement spent on nothing.
         options["pool_pre_ping"] = False
+        # Writers take this process's turn, then the lock at once (guardsvc.storage.sqlite_writers).
+        options["connect_args"] = {"factory": sqlite_writers.connection_class(
+            make_url(uri).database or ":memory:", config["SQLITE_BUSY_TIMEOUT_SECONDS"]),
+            **options.get("connect_args", {})}
     config["SQLALCHEMY_ENGINE_OPTIONS"] = options
     db.init_app(app)
     with app.app_context():
@@ -287,8 +292,8 @@ def _trip_and_cut_waits():
 def _sqlite_pragmas(busy_ms):
     def set_pragmas(dbapi_connection, _record):
         cursor = dbapi_connection.cursor()
-        # WAL lets readers work while one writer commits; writers queue up for
-        # busy_timeout instead of failing at once (several gunicorn workers).
+        # WAL lets readers work while one writer commits. A process's writers queue for their
+        # turn (sqlite_writers); busy_timeout is the wait for another process's writer.
         cursor.execute("PRAGMA journal_mode=WAL")
         cursor.execute(f"PRAGMA busy_timeout={busy_ms}")
         cursor.execute("PRAGMA foreign_keys=ON")

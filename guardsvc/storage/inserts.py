@@ -13,6 +13,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import make_transient_to_detached
 
 from guardsvc.extensions import db
+from guardsvc.storage.statements import Prepared
 
 _DIALECTS = {"postgresql": postgresql, "sqlite": sqlite}
 _PLANS = {}
@@ -23,7 +24,8 @@ def _plan(model, dialect_name):
     plan = _PLANS.get((model, dialect_name))
     if plan is None:
         table, mapper = model.__table__, inspect(model)
-        statement = _DIALECTS[dialect_name].insert(table).on_conflict_do_nothing().returning(*table.columns)
+        statement = Prepared(_DIALECTS[dialect_name].insert(table).on_conflict_do_nothing()
+                             .returning(*table.columns), writes=True)
         names = tuple(mapper.get_property_by_column(column).key for column in table.columns)
         plan = _PLANS[(model, dialect_name)] = (statement, names)
     return plan
@@ -39,13 +41,33 @@ def insert_unless_conflict(model, values):
     constructor, which records a change per attribute that nothing will read.
     """
     statement, names = _plan(model, db.session.get_bind().dialect.name)
-    row = db.session.execute(statement, values).first()
+    row = statement.first(values)
     if row is None:
         return None
+    return as_entity(model, names, row)
+
+
+def columns_of(model):
+    """``(table columns, their attribute names)`` of ``model``, in table order."""
+    table, mapper = model.__table__, inspect(model)
+    return tuple(table.columns), tuple(mapper.get_property_by_column(column).key for column in table.columns)
+
+
+def as_entity(model, names, values):
+    """A persistent ``model`` object of this session from its column ``values`` (attributes ``names``).
+
+    Filled as a query's result would be (no constructor, no change events), so it costs what a
+    row costs; changed afterwards, it is flushed as any loaded object. When the session already
+    holds that row's object, that one is returned, as a query would.
+    """
     record = inspect(model).class_manager.new_instance()
-    record.__dict__.update(zip(names, row))
+    record.__dict__.update(zip(names, values))
     make_transient_to_detached(record)
-    db.session.add(record)
+    session = db.session()
+    held = session.identity_map.get(inspect(record).key)
+    if held is not None:
+        return held
+    session.add(record)
     return record
 
 

@@ -35,9 +35,16 @@ log = logging.getLogger(__name__)
 _DECISION = "guardsvc_keep_writes"
 _ON_FAILURE = "guardsvc.render_commit_failure"
 _WROTE = "guardsvc_wrote"  # in Session.info: this session flushed or executed a write
+# In g: the pooled connection of a request that only read, with no session (storage.statements).
+READER = "guardsvc_reader_connection"
 
 
 def _mark_written(session, *_):
+    session.info[_WROTE] = True
+
+
+def mark_written(session):
+    """``session`` wrote through its connection without SQLAlchemy seeing it: the request commits."""
     session.info[_WROTE] = True
 
 
@@ -48,6 +55,8 @@ def _mark_statement(state):
 
 def _wrote():
     """True when the session wrote, or holds changes that the commit would flush."""
+    if not db.session.registry.has():
+        return False  # no session was made for this request
     session = db.session()
     return session.info.get(_WROTE, False) or bool(session.new or session.deleted or session.dirty)
 
@@ -76,6 +85,8 @@ def abandon():
 
     Never raises: when the connection is gone, the session is discarded anyway.
     """
+    if not db.session.registry.has():
+        return  # no session was made: nothing to discard
     try:
         db.session.rollback()
     except Exception:  # noqa: BLE001
@@ -111,8 +122,16 @@ def close_session(_error=None):
     its transaction; when the database went away meanwhile, that rollback
     fails. The answer has been given by then and must stand: the session and
     its connection are discarded instead (the pool replaces the connection).
-    Runs before Flask-SQLAlchemy's own removal, which then finds nothing left.
+    Runs before Flask-SQLAlchemy's own removal, which then finds nothing left. A request that
+    read alone on a pooled connection (``storage.statements``) gives it back.
     """
+    reader = g.pop(READER, None)
+    if reader is not None:
+        try:
+            reader.close()
+        except Exception:  # noqa: BLE001 - the answer stands; the connection is dropped
+            log.warning("returning a reading connection failed: it is discarded", exc_info=True)
+            reader.invalidate()
     try:
         db.session.remove()
     except Exception:  # noqa: BLE001 - nothing left to answer; the connection is dropped

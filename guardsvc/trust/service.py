@@ -9,7 +9,8 @@ from guardsvc.storage import clock
 from guardsvc.accounts import notices
 from guardsvc.web.errors import NotFound
 from guardsvc.extensions import db
-from guardsvc.storage.inserts import insert_unless_conflict
+from guardsvc.storage.inserts import as_entity, columns_of, insert_unless_conflict
+from guardsvc.storage.statements import Prepared
 from guardsvc.outbox.service import store_mail
 from guardsvc.trust.models import TrustedIp
 from guardsvc.web.useragent import describe_user_agent
@@ -24,14 +25,15 @@ def _same_device(device_id):
 
 
 # The record of one (user, IP, device): built once, as every save-my-ip asks it first.
-_RECORD = select(TrustedIp).where(TrustedIp.user_id == bindparam("user_id"),
-                                  TrustedIp.ip_address == bindparam("ip_address"),
-                                  _DEVICE_KEY == bindparam("device_id"))
+_COLUMNS, _NAMES = columns_of(TrustedIp)
+_RECORD = Prepared(select(*_COLUMNS).where(TrustedIp.user_id == bindparam("user_id"),
+                                           TrustedIp.ip_address == bindparam("ip_address"),
+                                           _DEVICE_KEY == bindparam("device_id")))
 
 
 def _find(user_id, ip_address, device_id):
-    return db.session.scalar(_RECORD, {"user_id": user_id, "ip_address": ip_address,
-                                       "device_id": device_id or ""})
+    row = _RECORD.first({"user_id": user_id, "ip_address": ip_address, "device_id": device_id or ""})
+    return None if row is None else as_entity(TrustedIp, _NAMES, row)
 
 
 def trust_device(user, client, device_name=None, *, secret_hash=None):

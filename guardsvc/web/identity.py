@@ -11,6 +11,7 @@ from guardsvc.web.addresses import client_ip, normalize_ip  # noqa: F401 (re-exp
 from guardsvc.web.cookies import service_cookie_path
 from guardsvc.web.doors import is_browser_page
 from guardsvc.web.errors import ValidationFailed
+from guardsvc.web.headers import request_header
 
 DEVICE_ID_RE = re.compile(r"\A[A-Za-z0-9._:-]{1,64}\Z")
 DEVICE_HEADER = "X-Device-Id"
@@ -69,7 +70,7 @@ class Client:
 
 
 def _header_device_id(errors):
-    raw = request.headers.get(DEVICE_HEADER)
+    raw = request_header(DEVICE_HEADER)
     if raw is None:
         return None
     value = raw.strip()
@@ -80,7 +81,7 @@ def _header_device_id(errors):
 
 
 def _header_local_ip(errors):
-    raw = request.headers.get(LOCAL_IP_HEADER)
+    raw = request_header(LOCAL_IP_HEADER)
     if raw is None:
         return None
     try:
@@ -120,7 +121,7 @@ def current_client():
     device_cookie = cookie_device_id()
     if device_id is None:
         device_id = device_cookie
-    user_agent = request.headers.get("User-Agent") or None
+    user_agent = request_header("User-Agent") or None
     if user_agent is not None:
         user_agent = user_agent[:USER_AGENT_MAX]
     g.guardsvc_client = Client(client_ip(), device_id, local_ip, user_agent, device_cookie,

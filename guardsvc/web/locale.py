@@ -99,5 +99,9 @@ def vary_by_language(response):
     whenever a cookie changes (the first page view sets some), fingerprinted URL or not.
     """
     if not is_static():
-        response.vary.update(("Accept-Language", "Cookie"))
+        headers = response.headers
+        if not any(name.lower() == "vary" for name in headers.keys()):
+            headers["Vary"] = "Accept-Language, Cookie"  # the usual case: no header set parsed
+        else:
+            response.vary.update(("Accept-Language", "Cookie"))
     return response

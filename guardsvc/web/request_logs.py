@@ -15,6 +15,7 @@ from datetime import datetime, timezone
 from flask import g, has_request_context, request
 
 from guardsvc.web.redaction import redact
+from guardsvc.web.headers import request_header
 
 HEADER = "X-Request-Id"
 _USABLE = re.compile(r"\A[A-Za-z0-9._:-]{1,64}\Z")
@@ -23,7 +24,7 @@ TEXT_FORMAT = "%(asctime)s %(levelname)s %(name)s [%(request_id)s]: %(message)s"
 
 def assign_request_id():
     """before_request: the proxy's id when it is usable, else a new one."""
-    sent = request.headers.get(HEADER, "")
+    sent = request_header(HEADER, "")
     # 32 random hex digits, as uuid4().hex gave, without building a UUID on every request.
     g.request_id = sent if _USABLE.match(sent) else os.urandom(16).hex()
 
