@@ -16,8 +16,9 @@ OPERATIONS = (
               description="Tidak menyentuh basis data dan tidak pernah diblokir."),
     Operation("health.readyz", "checkReadiness", "Basis data juga menjawab (readiness)", SYSTEM,
               {200: _probe("ReadinessResponse", "ready")},
-              description="503 selama basis data tidak terjangkau atau skemanya tertinggal dari kode (migrasi "
-                          "belum dijalankan). Tidak pernah diblokir."),
+              description="503 dalam satu detik selama basis data tidak menjawab (`reason`: "
+                          "`database_unavailable`) atau skemanya tertinggal dari kode (`schema_behind`, "
+                          "`schema_missing`: migrasi belum dijalankan). Tidak pernah diblokir."),
     Operation("openapi.openapi_document", "getOpenApiDocument", "Dokumen OpenAPI 3 ini", SYSTEM,
               {200: {"type": "object", "required": ["openapi", "info", "paths"]}}, database=False,
               description="`servers` menunjuk alamat tempat dokumen ini diminta "
