@@ -6,7 +6,9 @@ from guardsvc.audit.schemas import AuditEventSchema
 from guardsvc.blocks.schemas import (BlockCreateSchema, BlockLiftSchema, BlockListQuerySchema, BlockSchema,
                                      BlockSelfReleaseSchema)
 from guardsvc.web.listing import PaginationSchema, SearchQuerySchema
-from guardsvc.openapi.operations import BLOCK_REFERENCE, TICKET_NUMBER, Envelope, Link, Operation, Tag
+from guardsvc.openapi.operations import (BLOCK_REFERENCE, TICKET_NUMBER, VALIDATION_ERROR, Envelope, Failure, Link,
+                                         Operation, Tag)
+from guardsvc.blocks.openapi_paths import CONTENT_RULES
 
 ADMIN = Tag("Administrator", "Antrean tiket, blokir, dan log audit (hanya administrator).")
 ADMIN_ONLY = ("admin",)
@@ -37,7 +39,10 @@ OPERATIONS = (
     Operation("admin_api.create_block", "createBlock", "Buat blokir", ADMIN,
               {201: BLOCK}, roles=ADMIN_ONLY, body=BlockCreateSchema,
               links={"liftBlock": Link("liftBlock", {"reference": "$response.body#/data/reference"})},
-              description="Sasaran: `ip` (alamat atau CIDR) atau `device_id`; kedaluwarsa opsional."),
+              errors={422: Failure(CONTENT_RULES + " Juga rentang yang lebih luas dari GUARDSVC_WIDEST_BLOCK atau "
+                                   "yang mengenai GUARDSVC_NEVER_BLOCK (bawaan: loopback).", (VALIDATION_ERROR,))},
+              description="Sasaran: tepat satu dari `ip` (alamat atau CIDR) dan `device_id`; kedaluwarsa opsional, "
+                          "`minutes` atau `expires_at`, tidak keduanya."),
     Operation("admin_api.lift_block", "liftBlock", "Buka blokir", ADMIN,
               {200: BLOCK}, roles=ADMIN_ONLY, body=BlockLiftSchema,
               path_params={"reference": BLOCK_REFERENCE},

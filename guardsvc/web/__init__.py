@@ -1,3 +1,4 @@
 """The HTTP edge shared by every door: doors, error rendering, who is calling (address, device),
-cookies, headers, links, JSON I/O, schema fields, listings. Imports storage and the base modules only.
+cookies, headers, links, JSON I/O, schema fields and the grammar of the addresses they read,
+listings. Imports storage and the base modules only.
 """
