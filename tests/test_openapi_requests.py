@@ -11,8 +11,6 @@ import copy
 import pytest
 from jsonschema import Draft4Validator
 
-from tests.blocks_helpers import PROXY_SECRET  # noqa: F401  (the app's proxy secret is set for every test)
-
 ALLOWS = "/api/admin/allows"
 BLOCKS = "/api/admin/blocks"
 CHECK = "/api/guard/blocks/check"
