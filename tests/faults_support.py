@@ -1,4 +1,4 @@
-"""Helpers for the fault tests: a TCP proxy that can cut or freeze a database, a Redis of our own.
+"""Helpers for the fault tests: a TCP proxy that can cut or freeze a database; a PostgreSQL and a Redis of our own.
 
 The proxy sits between guardsvc and the test's PostgreSQL server. ``cut()``
 closes every connection and refuses new ones (a database that is down);
@@ -6,15 +6,22 @@ closes every connection and refuses new ones (a database that is down);
 connections without answering them (a database that hangs); ``restore()``
 forwards again. Only the proxy's own sockets are touched: the server behind it
 never notices.
+
+``PostgresServer`` is a throwaway PostgreSQL cluster that the test may freeze
+as an operator's server freezes (SIGSTOP to every one of its processes), never
+the machine's shared server on 5432.
 """
 import os
+import pwd
 import select
 import shutil
 import signal
 import socket
 import subprocess
+import tempfile
 import threading
 import time
+from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
 import pytest
@@ -120,6 +127,88 @@ def _close(sock):
 def postgres_target(database_url):
     parts = urlsplit(database_url)
     return parts.hostname or "127.0.0.1", parts.port or 5432
+
+
+class PostgresServer:
+    """A PostgreSQL cluster of the test's own on a free port, without durability (fsync off).
+
+    ``url`` names its database ``guardsvc`` (empty). ``freeze()`` stops the postmaster and
+    every backend with SIGSTOP: connections are still accepted by the kernel and then never
+    answered, as with a server that hangs; ``thaw()`` lets them all go on. PostgreSQL refuses to run as root: then it runs
+    as the ``postgres`` user.
+    """
+
+    def __init__(self):
+        bindir = Path(subprocess.run(["pg_config", "--bindir"], capture_output=True, text=True,
+                                     check=True).stdout.strip())
+        self.dir = Path(tempfile.mkdtemp(prefix="guardsvc-pg-"))
+        self.port = free_port()
+        self.url = f"postgresql://postgres@127.0.0.1:{self.port}/guardsvc"
+        user = {}
+        if os.geteuid() == 0:
+            owner = pwd.getpwnam("postgres")
+            user = {"user": owner.pw_uid, "group": owner.pw_gid, "extra_groups": []}
+            os.chown(self.dir, owner.pw_uid, owner.pw_gid)
+        data = self.dir / "data"
+        subprocess.run([str(bindir / "initdb"), "-D", str(data), "-A", "trust", "-U", "postgres", "-E", "UTF8",
+                        "--no-sync", "--no-instructions"], capture_output=True, check=True, **user)
+        self.log = open(self.dir / "postgres.log", "wb")
+        self.process = subprocess.Popen(
+            [str(bindir / "postgres"), "-D", str(data), "-p", str(self.port), "-k", str(self.dir),
+             "-c", "listen_addresses=127.0.0.1", "-c", "fsync=off", "-c", "synchronous_commit=off",
+             "-c", "full_page_writes=off"],
+            stdin=subprocess.DEVNULL, stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True, **user)
+        self._wait()
+
+    def _wait(self):
+        import psycopg
+
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                with psycopg.connect(host="127.0.0.1", port=self.port, user="postgres", dbname="postgres",
+                                     connect_timeout=2, autocommit=True) as connection:
+                    connection.execute("CREATE DATABASE guardsvc")
+                return
+            except psycopg.OperationalError:
+                if self.process.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError(f"postgres did not start: {(self.dir / 'postgres.log').read_text()[-2000:]}")
+                time.sleep(0.1)
+
+    def freeze(self):
+        # Each backend is a process group of its own (PostgreSQL's children call setsid): the
+        # postmaster first, so that it forks no new one meanwhile, then every child.
+        os.kill(self.process.pid, signal.SIGSTOP)
+        for pid in self._children():
+            _signal(pid, signal.SIGSTOP)
+
+    def thaw(self):
+        for pid in self._children():
+            _signal(pid, signal.SIGCONT)
+        os.kill(self.process.pid, signal.SIGCONT)
+
+    def _children(self):
+        path = Path(f"/proc/{self.process.pid}/task/{self.process.pid}/children")
+        return [int(pid) for pid in path.read_text().split()]
+
+    def stop(self):
+        if self.process.poll() is None:
+            self.thaw()
+            self.process.send_signal(signal.SIGQUIT)  # immediate shutdown: no checkpoint to wait for
+            try:
+                self.process.wait(10)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.process.pid, signal.SIGKILL)
+                self.process.wait()
+        self.log.close()
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def _signal(pid, signum):
+    try:
+        os.kill(pid, signum)
+    except ProcessLookupError:  # a backend that ended meanwhile
+        pass
 
 
 class RedisServer:

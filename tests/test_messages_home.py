@@ -5,8 +5,8 @@ from pathlib import Path
 
 SOURCE = Path(__file__).resolve().parent.parent / "guardsvc"
 # The API document's own descriptions (like a template's page text) stay with the document: the
-# openapi package, a view's declaration (``@operation(...)`` and the vocabulary it uses) and
-# the ``metadata=`` of a schema field.
+# openapi package, a view's declaration (``@operation(...)`` and the vocabulary it uses), the
+# ``metadata=`` of a schema field, a field's ``json_schema()`` and the ``*_DESCRIPTION`` texts it uses.
 DOCUMENT_PREFIX = "openapi"
 DOCUMENT_CALLS = {"operation", "Operation", "Tag", "Failure", "PathParam", "Envelope", "Link"}
 # Words that mark a text as Indonesian and never occur in the English of code, logs and the CLI.
@@ -28,9 +28,15 @@ def _docstrings(tree):
 
 
 def _document_texts(tree):
-    """The nodes under a call of the document's vocabulary or a ``metadata=`` argument."""
+    """The nodes under a call of the document's vocabulary, a ``metadata=`` argument, a field's
+    ``json_schema`` or a ``*_DESCRIPTION`` constant."""
     for node in ast.walk(tree):
-        if isinstance(node, ast.Call):
+        if isinstance(node, ast.FunctionDef) and node.name == "json_schema":
+            yield from ast.walk(node)
+        elif isinstance(node, ast.Assign) and any(isinstance(target, ast.Name) and target.id.endswith("_DESCRIPTION")
+                                                  for target in node.targets):
+            yield from ast.walk(node.value)
+        elif isinstance(node, ast.Call):
             name = getattr(node.func, "id", None) or getattr(node.func, "attr", None)
             roots = [node] if name in DOCUMENT_CALLS else [
                 keyword.value for keyword in node.keywords if keyword.arg == "metadata"]

@@ -118,7 +118,7 @@ def test_a_payload_for_another_client_is_refused_and_creates_nothing(client, mak
     payload = solved(client, ip=NEIGHBOUR)
     for who in ({"ip": IP}, {"ip": NEIGHBOUR, "device": OTHER_DEVICE}):
         answer = release(client, payload, **who)
-        assert answer.status_code == 422 and "perangkat lain" in answer.get_json()["errors"]["altcha"][0]
+        assert answer.status_code == 403 and "perangkat lain" in answer.get_json()["errors"]["altcha"][0]
     with app.app_context():
         assert db.session.query(AllowEntry).count() == db.session.query(UsedProof).count() == 0
 
@@ -128,12 +128,16 @@ def test_a_wrong_or_unreadable_payload_is_refused(client, make_block):
     payload = json.loads(base64.b64decode(solved(client)))
     payload["solution"]["derivedKey"] = "00" * 32
     wrong = release(client, base64.b64encode(json.dumps(payload).encode()).decode())
-    assert wrong.status_code == 422 and wrong.get_json()["errors"]["altcha"] == ["Bukti kerja tidak sah."]
+    # Base64, as the API document asks: what it proves is refused as a proof (403), not as a field.
+    assert wrong.status_code == 403 and wrong.get_json()["errors"]["altcha"] == ["Bukti kerja tidak sah."]
     payload = json.loads(base64.b64decode(solved(client)))
     payload["challenge"]["parameters"]["cost"] = 0  # cheaper work: the signature no longer holds
-    assert release(client, base64.b64encode(json.dumps(payload).encode()).decode()).status_code == 422
-    for junk in ("not base64!", base64.b64encode(b"[1, 2]").decode(), ""):
-        assert release(client, junk).status_code == 422
+    assert release(client, base64.b64encode(json.dumps(payload).encode()).decode()).status_code == 403
+    unreadable = release(client, base64.b64encode(b"[1, 2]").decode())
+    assert unreadable.status_code == 403 and "tidak terbaca" in unreadable.get_json()["errors"]["altcha"][0]
+    for junk in ("not base64!", "YWJj\n", " YWJj", "YWJjZA", "YWJjZA=", ""):  # not base64 text: the field
+        refused = release(client, junk)
+        assert refused.status_code == 422 and refused.get_json()["errors"]["altcha"], junk
     assert client.post(RELEASE, json={}, **as_client()).get_json()["errors"]["altcha"]
 
 
@@ -144,7 +148,7 @@ def test_an_expired_challenge_is_refused(client, make_block, monkeypatch):
     later = time.time() + 301
     monkeypatch.setattr(time, "time", lambda: later)
     answer = release(client, payload)
-    assert answer.status_code == 422 and "kedaluwarsa" in answer.get_json()["errors"]["altcha"][0]
+    assert answer.status_code == 403 and "kedaluwarsa" in answer.get_json()["errors"]["altcha"][0]
 
 
 def test_a_new_block_after_the_challenge_needs_a_new_challenge(client, make_block):
@@ -263,9 +267,9 @@ def test_releases_and_refusals_are_counted_in_the_metrics(client, make_block):
         return REGISTRY.get_sample_value("guardsvc_self_releases_total", {"outcome": outcome}) or 0
 
     make_block(network=RANGE, self_release=True)
-    released, refused, challenges = count("released"), count("proof_malformed"), REGISTRY.get_sample_value(
+    released, refused, challenges = count("released"), count("proof_unreadable"), REGISTRY.get_sample_value(
         "guardsvc_self_release_challenges_total") or 0
-    assert release(client, "kacau").status_code == 422
+    assert release(client, "a2FjYXU=").status_code == 403  # base64 of "kacau"
     assert release(client, solved(client)).status_code == 201
-    assert (count("released"), count("proof_malformed")) == (released + 1, refused + 1)
+    assert (count("released"), count("proof_unreadable")) == (released + 1, refused + 1)
     assert REGISTRY.get_sample_value("guardsvc_self_release_challenges_total") == challenges + 1

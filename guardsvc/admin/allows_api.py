@@ -7,7 +7,7 @@ from guardsvc.accounts.roles import ADMINS
 from guardsvc.admin.api import page_of
 from guardsvc.blocks import allows
 from guardsvc.blocks.allow_schemas import AllowCreateSchema, AllowEntrySchema, AllowListQuerySchema
-from guardsvc.blocks.api import BLOCKS
+from guardsvc.blocks.api import BLOCKS, CONTENT_RULES
 from guardsvc.web.doors import json_door
 from guardsvc.web.identity import client_ip
 from guardsvc.web.jsonio import ok
@@ -27,7 +27,9 @@ def list_allows(query):
 
 @bp.post("")
 @operation("createAllowEntry", "Buat izin (administrator)", BLOCKS, {201: Envelope(AllowEntrySchema, message=True)},
-           roles=ADMINS, body=AllowCreateSchema, description="Izin mengalahkan blokir: klien yang cocok tidak diblokir.")
+           roles=ADMINS, body=AllowCreateSchema, errors={422: CONTENT_RULES},
+           description="Izin mengalahkan blokir: klien yang cocok tidak diblokir. Sasaran: tepat satu dari `ip` "
+                       "dan `device_id`.")
 def create_allow(data):
     """Allow an IP, a CIDR range or a device id (outranks blocks)."""
     entry = allows.add_allow_entry(network=data.pop("ip"), **data, actor=current_user, origin_ip=client_ip())

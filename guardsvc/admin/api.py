@@ -11,6 +11,7 @@ from guardsvc.appeals.schemas import GroupDecidedSchema, GroupDecisionSchema
 from guardsvc.audit import service as audit
 from guardsvc.audit.schemas import AuditEventSchema
 from guardsvc.blocks import service as blocks
+from guardsvc.blocks.api import CONTENT_RULES
 from guardsvc.blocks.schemas import (BlockCreateSchema, BlockLiftSchema, BlockListQuerySchema, BlockSchema,
                                      BlockSelfReleaseSchema)
 from guardsvc.nodes import service as nodes
@@ -20,8 +21,8 @@ from guardsvc.web.doors import json_door
 from guardsvc.web.identity import client_ip
 from guardsvc.web.jsonio import ok
 from guardsvc.web.listing import PageQuerySchema, PaginationSchema, SearchQuerySchema
-from guardsvc.web.operations import (BLOCK_REFERENCE, GROUP_NOT_DECIDED_ERROR, TICKET_NUMBER, Envelope, Failure,
-                                     Link, Tag, operation)
+from guardsvc.web.operations import (BLOCK_REFERENCE, GROUP_NOT_DECIDED_ERROR, TICKET_NUMBER, VALIDATION_ERROR,
+                                     Envelope, Failure, Link, Tag, operation)
 
 bp = json_door(Blueprint("admin_api", __name__, url_prefix="/api/admin"))
 ADMIN = Tag("Administrator", "Antrean tiket, blokir, log audit, dan node yang melayani (hanya administrator).")
@@ -107,7 +108,10 @@ def list_blocks(query):
 @bp.post("/blocks")
 @operation("createBlock", "Buat blokir", ADMIN, {201: BLOCK}, roles=ADMINS, body=BlockCreateSchema,
            links={"liftBlock": Link("liftBlock", {"reference": "$response.body#/data/reference"})},
-           description="Sasaran: `ip` (alamat atau CIDR) atau `device_id`; kedaluwarsa opsional.")
+           errors={422: Failure(CONTENT_RULES.description + " Juga rentang yang lebih luas dari GUARDSVC_WIDEST_BLOCK atau "
+                                "yang mengenai GUARDSVC_NEVER_BLOCK (bawaan: loopback).", (VALIDATION_ERROR,))},
+           description="Sasaran: tepat satu dari `ip` (alamat atau CIDR) dan `device_id`; kedaluwarsa opsional, "
+                       "`minutes` atau `expires_at`, tidak keduanya.")
 def create_block(data):
     """Block an IP, a CIDR range or a device id."""
     block = blocks.create_block(network=data.pop("ip"), **data, actor=current_user,

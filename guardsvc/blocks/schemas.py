@@ -1,23 +1,33 @@
 """Shapes of block requests and records."""
 from datetime import datetime, timezone
 
-from marshmallow import ValidationError, fields, pre_load, validates_schema
+from marshmallow import fields, pre_load
 
 from guardsvc import messages
 from guardsvc.storage import clock
 from guardsvc.blocks.models import target_kind
 from guardsvc.blocks.networks import ZoneIdGiven, canonical_network, display_target, is_single_address
+from guardsvc.web import ip_grammar
 from guardsvc.web.listing import SearchQuerySchema
-from guardsvc.web.schema_fields import (BaseSchema, DeviceId, Flag, Integer, IpAddress, Nullable, StoredText, Text,
-                                        Timestamp)
+from guardsvc.web.schema_fields import (BaseSchema, DeviceId, Flag, Given, Integer, IpAddress, Nullable, StoredText,
+                                        Text, Timestamp)
 
 MAX_MINUTES = 10 * 366 * 24 * 60  # ten years; beyond that, leave the expiry empty
+NETWORK_DESCRIPTION = ("Alamat IPv4/IPv6, atau rentang CIDR tanpa bit host (`10.0.0.0/8`, `2001:db8::/32`; untuk "
+                       "IPv4 juga netmask `10.0.0.0/255.0.0.0`); spasi di tepi diabaikan, id zona (`%`) ditolak.")
 
 
 class IpOrNetwork(Text):
     """An IP address or a CIDR range, returned in canonical CIDR text (``1.2.3.4`` -> ``1.2.3.4/32``)."""
 
+    limits_sent_text = True
     default_error_messages = {"bad_network": messages.FIELD_BAD_IP_OR_CIDR, "zone_id": messages.FIELD_IP_ZONE_ID}
+
+    def json_schema(self, blank=None):
+        """What the API document says of it (guardsvc.openapi.fields): the grammar ``parse_network`` reads;
+        only spaces too (no range) when it is optional, or as ``blank`` says."""
+        blank = not self.required if blank is None else blank
+        return {"description": NETWORK_DESCRIPTION, "pattern": ip_grammar.text_pattern(ip_grammar.NETWORK, blank=blank)}
 
     def _deserialize(self, value, attr, data, **kwargs):
         text = super()._deserialize(value, attr, data, **kwargs)
@@ -36,6 +46,11 @@ class UtcDateTime(fields.Field):
 
     default_error_messages = {"invalid": messages.FIELD_BAD_TIMESTAMP,
                               "out_of_range": messages.FIELD_TIMESTAMP_OUT_OF_RANGE}
+
+    def json_schema(self):
+        """What the API document says of it (guardsvc.openapi.fields)."""
+        return {"type": "string", "format": "date-time",
+                "description": "Waktu ISO 8601 (`Z`, selisih waktu, atau tanpa keduanya berarti UTC), di masa depan."}
 
     def _deserialize(self, value, attr, data, **kwargs):
         if not isinstance(value, str):
@@ -62,6 +77,9 @@ def _optional(field_class, **kwargs):
 class BlockCreateSchema(BaseSchema):
     """A new block: ``ip`` (address or CIDR) or ``device_id``; optional narrowing, reason, expiry."""
 
+    rules = (Given("ip", "device_id", least=1, most=1, error=messages.BLOCK_ONE_TARGET),
+             Given("minutes", "expires_at", most=1, error=messages.BLOCK_BOTH_EXPIRY))
+
     ip = _optional(IpOrNetwork, max_length=64, blank_as_none=True)
     device_id = _optional(DeviceId, blank_as_none=True)
     local_ip = _optional(IpAddress, max_length=64, blank_as_none=True)
@@ -77,16 +95,6 @@ class BlockCreateSchema(BaseSchema):
         if isinstance(data, dict) and isinstance(data.get("minutes"), str) and not data["minutes"].strip():
             data = {**data, "minutes": None}
         return data
-
-    @validates_schema
-    def _one_target_one_expiry(self, data, **kwargs):
-        errors = {}
-        if (data.get("ip") is None) == (data.get("device_id") is None):
-            errors["ip"] = [messages.BLOCK_ONE_TARGET]
-        if data.get("minutes") is not None and data.get("expires_at") is not None:
-            errors["minutes"] = [messages.BLOCK_BOTH_EXPIRY]
-        if errors:
-            raise ValidationError(errors)
 
 
 class BlockLiftSchema(BaseSchema):
@@ -110,14 +118,11 @@ class BlockListQuerySchema(SearchQuerySchema):
 class BlockCheckQuerySchema(BaseSchema):
     """Query of the host check: the client's IP and/or device id, and its local IP."""
 
+    rules = (Given("ip", "device_id", least=1, error=messages.BLOCK_CHECK_NEEDS_TARGET),)
+
     ip = _optional(IpAddress, max_length=64, blank_as_none=True)
     device_id = _optional(DeviceId, blank_as_none=True)
     local_ip = _optional(IpAddress, max_length=64, blank_as_none=True)
-
-    @validates_schema
-    def _something_to_match(self, data, **kwargs):
-        if data.get("ip") is None and data.get("device_id") is None:
-            raise ValidationError({"ip": [messages.BLOCK_CHECK_NEEDS_TARGET]})
 
 
 class BlockCheckSchema(BaseSchema):

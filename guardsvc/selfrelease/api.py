@@ -40,11 +40,15 @@ def challenge():
 @operation("selfRelease", "Buka blokir sendiri dengan tantangan yang terpecahkan", SELF_RELEASE,
            {201: Envelope(ReleasedSchema, message=True)}, body=ReleaseRequestSchema, identity=True,
            limits=(self_release_limit,),
-           errors={403: MUST_APPEAL, 429: USED_UP,
+           errors={403: Failure(MUST_APPEAL.description + " Atau bukti (base64 yang benar) tidak terbaca "
+                                "isinya, tidak sah, kedaluwarsa, atau dibuat untuk klien lain: `errors.altcha` "
+                                "menyebutnya.", (APPEAL_ERROR, VALIDATION_ERROR)),
+                   429: USED_UP,
                    409: Failure("Bukti sudah dipakai, blokir berubah sejak tantangan dibuat, atau klien tidak "
                                 "sedang diblokir.", (ERROR,)),
-                   422: Failure("Bukti tidak terbaca, tidak sah, kedaluwarsa, atau untuk klien lain "
-                                "(`errors.altcha`); tanpa perangkat (`errors.X-Device-Id`).", (VALIDATION_ERROR,))},
+                   422: Failure("`altcha` bukan base64 (`errors.altcha`); tanpa perangkat (cookie perangkat "
+                                "atau `X-Device-Id`, `errors.X-Device-Id`): aturan lintas header dan cookie "
+                                "yang tidak dapat dikatakan skema.", (VALIDATION_ERROR,))},
            description="Membuat izin yang tepat dan sementara (alamat dan perangkat ini bersama, "
                        "GUARDSVC_SELF_RELEASE_HOURS jam) yang kalah oleh blokir yang dibuat sesudahnya.")
 def release(data):

@@ -21,6 +21,7 @@ import altcha
 from flask import current_app
 
 from guardsvc.storage.sealing import derive_key
+from guardsvc.web.schema_fields import BASE64_RE
 
 ALGORITHM = "PBKDF2/SHA-256"
 # Counters a browser tries, on average; the server's pick is uniform in [ATTEMPTS/2, 3*ATTEMPTS/2).
@@ -67,7 +68,10 @@ class Checked:
     expires_at_unix: int | None = None
 
 
-MALFORMED, EXPIRED, WRONG, OTHER_CLIENT = "malformed", "expired", "wrong", "other_client"
+# Not base64 text (the shape the API document gives a payload), base64 of something else, or a proof
+# that does not hold.
+MALFORMED, UNREADABLE = "malformed", "unreadable"
+EXPIRED, WRONG, OTHER_CLIENT = "expired", "wrong", "other_client"
 
 
 def check_payload(payload, ip_address, device_id):
@@ -75,7 +79,7 @@ def check_payload(payload, ip_address, device_id):
 
     No database and no key derivation: two HMACs and a comparison (see bench/self_release_botnet.py).
     """
-    if not isinstance(payload, str) or not payload or len(payload) > PAYLOAD_MAX:
+    if not isinstance(payload, str) or not payload or len(payload) > PAYLOAD_MAX or not BASE64_RE.fullmatch(payload):
         return Checked(MALFORMED)
     challenge_key, derived_key_key, _ = keys()
     try:
@@ -85,7 +89,7 @@ def check_payload(payload, ip_address, device_id):
             return Checked(WRONG)
         result = altcha.verify_solution(parsed, challenge_key, hmac_key_secret=derived_key_key)
     except (ValueError, KeyError, TypeError, AttributeError, RecursionError):
-        return Checked(MALFORMED)
+        return Checked(UNREADABLE)
     if result.expired:
         return Checked(EXPIRED)
     if not result.verified or not isinstance(data, dict) or not isinstance(signature, str):

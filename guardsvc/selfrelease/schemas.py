@@ -1,16 +1,20 @@
 """Shapes of self-release requests and answers."""
 from marshmallow import fields
 
+from guardsvc import messages
 from guardsvc.selfrelease.proof import PAYLOAD_MAX
-from guardsvc.web.schema_fields import BaseSchema, Text, Timestamp
+from guardsvc.web.schema_fields import Base64, BaseSchema, Timestamp
 
 
 class ReleaseRequestSchema(BaseSchema):
     """A solved challenge: the ALTCHA payload (base64 JSON of the challenge and its solution)."""
 
-    altcha = Text(required=True, max_length=PAYLOAD_MAX,
-                  metadata={"description": "Base64 JSON `{challenge, solution: {counter, derivedKey}}`, "
-                                           "as the ALTCHA widget sends it."})
+    altcha = Base64(required=True, max_length=PAYLOAD_MAX, error=messages.SELF_RELEASE_PROOF_MALFORMED,
+                    metadata={"description": "Base64 (standard, with its `=` padding) of the JSON "
+                                             "`{challenge, solution: {counter, derivedKey}}`, as the ALTCHA widget "
+                                             "sends it. What it proves is checked on arrival: a proof that is not "
+                                             "valid, has expired or was made for another client is refused with "
+                                             "403, text that is not base64 with 422."})
 
 
 CHALLENGE_SHAPE = {

@@ -75,6 +75,14 @@ class MustAppeal(Forbidden):
                          extra={"reference": reference, "appeal_url": url})
 
 
+class ProofRefused(Forbidden):
+    """A proof that is base64, as the API document asks, but proves nothing for this client (403):
+    unreadable inside, not valid, expired, or made for another client. ``errors`` names ``altcha``."""
+
+    def __init__(self, message):
+        super().__init__(message, errors={ALTCHA_FIELD: [message]})
+
+
 class ReleaseUsedUp(GuardError):
     """This client's release is used up for now, or every release of the hour is: appeal (429)."""
 
@@ -254,6 +262,7 @@ def challenge_for(client, found):
 
 PROOF_PROBLEMS = {
     proof.MALFORMED: messages.SELF_RELEASE_PROOF_MALFORMED,
+    proof.UNREADABLE: messages.SELF_RELEASE_PROOF_MALFORMED,
     proof.WRONG: messages.SELF_RELEASE_PROOF_WRONG,
     proof.EXPIRED: messages.SELF_RELEASE_PROOF_EXPIRED,
     proof.OTHER_CLIENT: messages.SELF_RELEASE_PROOF_OTHER_CLIENT,
@@ -261,8 +270,11 @@ PROOF_PROBLEMS = {
 
 
 def _refused_proof(problem):
+    """Text that is no base64 is a malformed field (422); anything else a proof that does not hold (403)."""
     metrics.SELF_RELEASES.labels("proof_" + problem).inc()
-    raise ValidationFailed({ALTCHA_FIELD: [PROOF_PROBLEMS[problem]]})
+    if problem == proof.MALFORMED:
+        raise ValidationFailed({ALTCHA_FIELD: [PROOF_PROBLEMS[problem]]})
+    raise ProofRefused(PROOF_PROBLEMS[problem])
 
 
 def release_client(client, payload, *, origin_ip=None):

@@ -11,16 +11,19 @@ from flask import Blueprint, redirect, render_template, request, session, url_fo
 
 from guardsvc.selfrelease import service
 from guardsvc.selfrelease.limits import self_release_limit
+from guardsvc.selfrelease.schemas import ReleaseRequestSchema
 from guardsvc.storage.transaction import ends_with
 from guardsvc.web.doors import never_guarded
 from guardsvc.web.errors import GuardError, ValidationFailed
 from guardsvc.web.identity import DEVICE_HEADER, client_ip, current_client, device_to_issue
 from guardsvc.web.original_request import original_page, safe_path
+from guardsvc.web.schema_fields import load_or_raise
 
 # Blocked visitors are who opens it: never guarded.
 bp = never_guarded(Blueprint("self_release_pages", __name__, url_prefix="/lepas-blokir"))
 RETURN_FIELD = "kembali"
 DONE_KEY = "self_release_done"
+REQUEST_SCHEMA = ReleaseRequestSchema()  # the JSON door's: one shape for both
 
 
 def _render(client, *, return_path, failure=None, status=200):
@@ -54,8 +57,8 @@ def submit():
     """Release with the proof the page computed (POST + CSRF); success goes (303) to the confirmation."""
     client, return_path = current_client(), safe_path(request.form.get(RETURN_FIELD))
     try:
-        released = service.release_client(client, request.form.get(service.ALTCHA_FIELD, ""),
-                                          origin_ip=client_ip())
+        sent = load_or_raise(REQUEST_SCHEMA, {service.ALTCHA_FIELD: request.form.get(service.ALTCHA_FIELD, "")})
+        released = service.release_client(client, sent[service.ALTCHA_FIELD], origin_ip=client_ip())
     except GuardError as refusal:
         ends_with(refusal)
         failure = next(iter(refusal.errors.values()))[0] if isinstance(refusal, ValidationFailed) else refusal.message

@@ -16,7 +16,9 @@ hangs costs a request a few seconds and a 503, never a worker stuck for good:
 Serving a request, each of these waits is also cut to what is left of the
 request's deadline (``guardsvc.storage.deadline``), so that they cannot add
 up past it, and a wait that ran out trips the breaker that answers the next
-second's requests at once.
+second's requests at once. A new PostgreSQL connection is given up at the
+deadline too, although psycopg's own ``connect_timeout`` waits whole seconds,
+at least two; SQLite's lock wait is cut when a request takes its connection.
 
 Behind a pooler in transaction mode (PgBouncer, ``DATABASE_TRANSACTION_POOLING``)
 a connection's startup parameters and session settings would reach whichever
@@ -37,7 +39,7 @@ import psycopg
 from flask import has_request_context
 from flask_babel.speaklater import LazyString
 from psycopg.types.string import StrDumper
-from sqlalchemy import event, inspect, text
+from sqlalchemy import event, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DBAPIError, TimeoutError as PoolTimeout
 from sqlalchemy.pool import QueuePool
@@ -95,7 +97,10 @@ def init_database(app):
         engine = db.engine
     if uri.startswith("sqlite"):
         _owner_only_sqlite_file(make_url(uri).database)
-        event.listen(engine, "connect", _sqlite_pragmas(int(config["SQLITE_BUSY_TIMEOUT_SECONDS"] * 1000)))
+        busy_seconds = config["SQLITE_BUSY_TIMEOUT_SECONDS"]
+        event.listen(engine, "connect", _sqlite_pragmas(busy_seconds))
+        event.listen(engine.pool, "checkout", lambda connection, record, _: _bound_lock_wait(connection, record,
+                                                                                            busy_seconds))
     elif uri.startswith("postgresql+psycopg"):
         answer_limit = config["DATABASE_STATEMENT_TIMEOUT_SECONDS"] + ANSWER_GRACE_SECONDS
         event.listen(engine, "do_connect", _bounded_connect(answer_limit, pooled))
@@ -177,13 +182,23 @@ class BoundedConnection(psycopg.Connection):
     answer_limit = None
     fixed_limit = None  # the watchdog's own connection: always this, request or not
 
+    @classmethod
+    def _connect_gen(cls, conninfo=""):
+        """Connecting while serving a request: given up at its deadline (psycopg's own timeout waits at least 2 s)."""
+        connecting = super()._connect_gen(conninfo)
+        left = deadline.remaining()
+        return connecting if left is None else _given_up_after(connecting, time.monotonic() + left)
+
     def wait(self, gen, interval=0.1, timeout=None):
         if self.fixed_limit is not None:
             timeout = self.fixed_limit
         elif timeout is None and (deadline.remaining() is not None or has_request_context()):
             timeout = deadline.answer_limit(self.answer_limit)
         pinging = deadline.is_pinging()
-        if self.fixed_limit is None:
+        # Only a request's waits are the watchdog's to cut: a command (a migration, a bulk load) waits as long
+        # as the server lets it, and may use another database than the one the watchdog pings.
+        watched = self.fixed_limit is None and deadline.remaining() is not None
+        if watched:
             _WAITING[self] = time.monotonic()
         try:
             result = super().wait(gen, interval=interval, timeout=timeout)
@@ -197,6 +212,23 @@ class BoundedConnection(psycopg.Connection):
             _WAITING.pop(self, None)
         deadline.database_breaker.answered()
         return result
+
+
+def _given_up_after(steps, ends):
+    """psycopg's connection generator ``steps``, failing once the monotonic time ``ends`` has passed.
+
+    psycopg resumes it at least every 0.1 s while it waits for the server.
+    """
+    try:
+        step = next(steps)
+        while True:
+            ready = yield step
+            if time.monotonic() >= ends:
+                steps.close()  # the half-open connection is closed with it
+                raise psycopg.errors.ConnectionTimeout("the database did not accept a connection in time")
+            step = steps.send(ready)
+    except StopIteration as finished:
+        return finished.value
 
 
 # The connections of this process that wait for the database now, and since when (cut when the
@@ -289,17 +321,36 @@ def _trip_and_cut_waits():
             pass  # already closed
 
 
-def _sqlite_pragmas(busy_ms):
-    def set_pragmas(dbapi_connection, _record):
+def _sqlite_pragmas(busy_seconds):
+    def set_pragmas(dbapi_connection, record):
+        # First: the pragmas below wait for a lock too (a file another process holds exclusively).
+        _bound_lock_wait(dbapi_connection, record, busy_seconds)
         cursor = dbapi_connection.cursor()
         # WAL lets readers work while one writer commits. A process's writers queue for their
         # turn (sqlite_writers); busy_timeout is the wait for another process's writer.
         cursor.execute("PRAGMA journal_mode=WAL")
-        cursor.execute(f"PRAGMA busy_timeout={busy_ms}")
         cursor.execute("PRAGMA foreign_keys=ON")
         cursor.execute("PRAGMA synchronous=NORMAL")
         cursor.close()
     return set_pragmas
+
+
+_BUSY_MS = "guardsvc_busy_ms"  # in a SQLite connection's record: its busy_timeout now
+
+
+def _bound_lock_wait(dbapi_connection, record, busy_seconds):
+    """SQLite waits ``busy_seconds`` for another process's lock; serving a request, at most what is left of it.
+
+    What is left is counted in steps of 0.1 s, rounded down: most requests take their connection
+    with as much time left as the one before, and then no statement is spent on it.
+    """
+    busy_ms = int(busy_seconds * 1000)
+    left = deadline.remaining()
+    if left is not None and left < busy_seconds:
+        busy_ms = int(left * 10) * 100
+    if record.info.get(_BUSY_MS) != busy_ms:
+        dbapi_connection.execute(f"PRAGMA busy_timeout={busy_ms}")
+        record.info[_BUSY_MS] = busy_ms
 
 
 def _owner_only_sqlite_file(path):
@@ -334,13 +385,14 @@ def schema_state(app):
     incompatible with this code: it serves, and a node of the previous release stays ready during
     an upgrade), ``"behind"`` (a migration is still to run), ``"incompatible"`` (ahead by a migration
     that declared it breaks this code) or ``"missing"`` (never migrated). A database that cannot be
-    reached raises, as any query would.
+    reached (or a SQLite file locked) raises, as any query would, after that one query: a missing
+    table is told from the error itself, not by asking again.
     """
     try:
         stored = {row[0] for row in db.session.execute(text("SELECT version_num FROM alembic_version"))}
-    except DBAPIError:
+    except DBAPIError as error:
         db.session.rollback()
-        if inspect(db.engine).has_table("alembic_version"):  # unreachable: that raises again here
+        if not revisions.no_such_table(error):
             raise
         return revisions.MISSING
     return revisions.compare(app, frozenset(stored))

@@ -12,9 +12,13 @@ arriving meanwhile are answered 503 at once instead of each waiting out its own
 deadline, so the workers' threads stay free for what needs no database
 (``/healthz``, static files) while the database is frozen. After
 ``BREAKER_SECONDS`` one request at a time may try the database again; the
-first answer the database gives closes the breaker. The liveness check a
+first answer the database gives closes the breaker; a trial that fails trips it
+again and ends there (it waits for nothing more). The liveness check a
 request makes when it takes a connection from the pool waits at most
 ``PING_SECONDS``: a frozen database is known within half a second of its freeze.
+
+A request that must answer sooner than the deadline (the readiness probe)
+``shorten``-s its own: every wait after that, teardown included, ends by then.
 """
 import threading
 import time
@@ -23,7 +27,8 @@ from contextvars import ContextVar
 _deadline = ContextVar("guardsvc_request_deadline", default=None)
 _started = ContextVar("guardsvc_request_started", default=None)
 _pinging = ContextVar("guardsvc_pinging", default=False)  # taking a connection: its liveness check runs
-_trial = ContextVar("guardsvc_breaker_trial", default=False)  # this request tries the database for everyone
+# This request tries the database for everyone: the breaker's trip count when it became the trial.
+_trial = ContextVar("guardsvc_breaker_trial", default=None)
 PING_SECONDS = 0.5
 # Never less than this for one wait: a request that overran still gets to close its transaction
 # on a healthy database instead of having its connection dropped.
@@ -62,6 +67,13 @@ def bounded(limit):
     return left if limit is None else min(limit, left)
 
 
+def shorten(seconds):
+    """From now on this request's waits, teardown included, end within ``seconds`` (never past its deadline)."""
+    deadline = _deadline.get()
+    if deadline is not None:
+        _deadline.set(min(deadline, time.monotonic() + seconds))
+
+
 def pinging(active):
     _pinging.set(active)
 
@@ -81,15 +93,17 @@ class _Breaker:
 
     def __init__(self):
         self._lock = threading.Lock()
+        self._trips = 0
         self.reset()
 
     def trip(self):
         with self._lock:
             self._closed, self._open_until, self._trial_until = False, time.monotonic() + BREAKER_SECONDS, 0.0
+            self._trips += 1  # ends the trial under way, if any: its request tries nothing more
 
     def allows(self):
         """May this request use the database now? Half-open: the first asker becomes the trial."""
-        if self._closed or _trial.get():
+        if self._closed or _trial.get() == self._trips:
             return True
         with self._lock:
             now = time.monotonic()
@@ -100,15 +114,17 @@ class _Breaker:
             # This request is the trial (its pool check, its new connection, its statements) until
             # it ends: no second thread of this process joins the wait meanwhile.
             self._trial_until = now + (remaining() or PING_SECONDS)
-            _trial.set(True)
+            _trial.set(self._trips)
             return True
 
     def end_trial(self):
         """The trial request ended: without an answer, the next request may try."""
-        if _trial.get():
-            _trial.set(False)
+        trips = _trial.get()
+        if trips is not None:
+            _trial.set(None)
             with self._lock:
-                self._trial_until = 0.0
+                if trips == self._trips:  # not tripped since: no later trial is under way
+                    self._trial_until = 0.0
 
     def is_closed(self):
         return self._closed

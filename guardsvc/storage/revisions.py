@@ -14,6 +14,7 @@ deletes it when the migration is undone), so a node of older code, which cannot 
 migration files, still learns from the database whether the schema ahead of it serves it: it does
 unless a recorded declaration names a revision its code does not know.
 """
+import psycopg
 from sqlalchemy import select
 from sqlalchemy.exc import DBAPIError
 
@@ -26,7 +27,7 @@ CURRENT, AHEAD, BEHIND, INCOMPATIBLE, MISSING = "current", "ahead", "behind", "i
 SERVING = frozenset({CURRENT, AHEAD})
 _REVISIONS = "guardsvc.code_revisions"  # app.extensions: (heads, every revision) of the code's migrations
 
-__all__ = ["SchemaRequirement", "code_revisions", "compare", "declared_incompatible"]
+__all__ = ["SchemaRequirement", "code_revisions", "compare", "declared_incompatible", "no_such_table"]
 
 
 def code_revisions(app):
@@ -63,9 +64,11 @@ def declared_incompatible(known):
     """True when a migration that ran declared a revision this code does not know as the oldest it serves."""
     try:
         needed = set(db.session.scalars(select(SchemaRequirement.breaks_code_before)))
-    except DBAPIError:  # no such table: nothing was ever declared
+    except DBAPIError as error:
         db.session.rollback()
-        return False
+        if not no_such_table(error):
+            raise
+        return False  # no such table: nothing was ever declared
     return bool(needed - known)
 
 
@@ -105,3 +108,8 @@ def record_declaration(*, ctx, step, heads, run_args):
     else:
         statement = table.delete().where(table.c.revision == step.up_revision_id)
     ctx.execute(statement)
+
+
+def no_such_table(error):
+    """The statement failed because its table does not exist (PostgreSQL's 42P01, SQLite's own words)."""
+    return isinstance(error.orig, psycopg.errors.UndefinedTable) or "no such table" in str(error.orig)

@@ -5,14 +5,15 @@ control characters (PostgreSQL cannot even store NUL).
 """
 import re
 
-from marshmallow import EXCLUDE, Schema, ValidationError, fields, validate
+from marshmallow import EXCLUDE, Schema, ValidationError, fields, validate, validates_schema
 from marshmallow.decorators import POST_DUMP, PRE_DUMP
 from sqlalchemy.engine import Row
 
 from guardsvc import messages
 from guardsvc.stored_texts import readable
 from guardsvc.storage import clock
-from guardsvc.web.identity import is_valid_device_id, normalize_ip
+from guardsvc.web import ip_grammar
+from guardsvc.web.identity import DEVICE_ID_RE, is_valid_device_id, normalize_ip
 from guardsvc.web.row_ids import ROW_ID_MAX
 
 # Lone UTF-16 surrogates are no characters: UTF-8 cannot encode them, so no
@@ -22,6 +23,9 @@ _CONTROL_SINGLE_LINE = re.compile(r"[\x00-\x1f\x7f\ud800-\udfff]")
 _SURROGATE = re.compile(r"[\ud800-\udfff]")
 # A TOTP code or a recovery code as typed: ASCII digits and letters, spaces, dashes.
 _CODE = re.compile(r"\A[0-9A-Za-z -]+\Z", re.ASCII)
+# Standard base64 (RFC 4648 section 4) with its padding: what base64.b64decode reads without skipping.
+BASE64 = "(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?"
+BASE64_RE = re.compile(BASE64)
 
 
 def has_lone_surrogate(text):
@@ -29,8 +33,26 @@ def has_lone_surrogate(text):
     return bool(_SURROGATE.search(text))
 
 
+class Given:
+    """A rule across fields: how many of ``names`` a request gives a value (not null, not blank).
+
+    From ``least`` to ``most`` (None: no bound); else ``error``, under the first name. A schema
+    lists its rules in ``rules`` and applies them after its fields; the API document says each in
+    JSON Schema (``guardsvc.openapi.fields.rules_schema``), so a client knows them beforehand.
+    """
+
+    def __init__(self, *names, least=0, most=None, error):
+        self.names, self.least, self.most, self.error = names, least, most, error
+
+    def holds(self, data):
+        given = sum(data.get(name) is not None for name in self.names)
+        return given >= self.least and (self.most is None or given <= self.most)
+
+
 class BaseSchema(Schema):
-    """Unknown fields are ignored; shape errors speak Indonesian."""
+    """Unknown fields are ignored; shape errors speak Indonesian; ``rules`` across fields (``Given``) hold."""
+
+    rules = ()
 
     class Meta:
         unknown = EXCLUDE
@@ -42,6 +64,15 @@ class BaseSchema(Schema):
         "null": messages.FIELD_REQUIRED,
         "validator_failed": messages.VALIDATION_FAILED,
     }
+
+    @validates_schema
+    def _rules_hold(self, data, **kwargs):
+        errors = {}
+        for rule in self.rules:
+            if not rule.holds(data):
+                errors.setdefault(rule.names[0], []).append(rule.error)
+        if errors:
+            raise ValidationError(errors)
 
     def dump(self, obj, *, many=None):
         """marshmallow's dump, with one object of plain attribute fields read straight off it.
@@ -105,6 +136,9 @@ class Text(fields.String):
     # The typed fields below (addresses, codes, ids, choices) are trimmed first: their documented
     # patterns allow whitespace around the value (guardsvc.openapi.fields).
     trims_before_checking = False
+    # The length limit counts what was sent, spaces included (the document's maxLength does), not
+    # only what is kept.
+    limits_sent_text = False
 
     def __init__(self, *, max_length=None, multiline=False, blank_as_none=False, **kwargs):
         validators = list(kwargs.pop("validate", []) or [])
@@ -123,6 +157,8 @@ class Text(fields.String):
 
     def _deserialize(self, value, attr, data, **kwargs):
         text = super()._deserialize(value, attr, data, **kwargs)
+        if self.limits_sent_text and self._blank_limit is not None:
+            self._blank_limit(text)
         if self.multiline:
             text = text.replace("\r\n", "\n")
         if self.trims_before_checking:
@@ -154,10 +190,17 @@ class Email(Text):
 
 
 class IpAddress(Text):
-    """An IPv4 or IPv6 address, normalized."""
+    """An IPv4 or IPv6 address, normalized (a zone id after ``%`` is dropped)."""
     trims_before_checking = True
+    limits_sent_text = True
 
     default_error_messages = {"bad_ip": messages.FIELD_BAD_IP}
+
+    def json_schema(self, blank=None):
+        """What the API document says of it (guardsvc.openapi.fields): the one grammar of addresses; only
+        spaces too (no address) when it is optional, or as ``blank`` says."""
+        blank = not self.required if blank is None else blank
+        return {"description": ADDRESS_DESCRIPTION, "pattern": address_pattern(blank=blank)}
 
     def _deserialize(self, value, attr, data, **kwargs):
         text = super()._deserialize(value, attr, data, **kwargs)
@@ -169,11 +212,47 @@ class IpAddress(Text):
             raise self.make_error("bad_ip") from exc
 
 
+ADDRESS_DESCRIPTION = ("Alamat IPv4 atau IPv6 (spasi di tepi diabaikan, juga id zona setelah `%`): "
+                       "oktet tanpa nol di depan, IPv6 dengan `::` dan IPv4 di ujungnya diterima.")
+
+
+def address_pattern(*, blank=False, spaces=ip_grammar.WHITESPACE):
+    """The pattern of an address field (``IpAddress``), ``spaces`` around it; ``blank``: or spaces only.
+
+    The X-Local-Ip header is read the same way; HTTP keeps no spaces around a header's value.
+    """
+    return ip_grammar.text_pattern(ip_grammar.ADDRESS, spaces=spaces, then=ip_grammar.ZONE, blank=blank)
+
+
+class Base64(Text):
+    """Standard base64 text, exactly (no spaces around it); ``error`` is what a refusal says."""
+
+    def __init__(self, *, error, **kwargs):
+        super().__init__(**kwargs)
+        self.error_messages["bad_base64"] = error
+
+    def _deserialize(self, value, attr, data, **kwargs):
+        if isinstance(value, str) and not BASE64_RE.fullmatch(value):
+            raise self.make_error("bad_base64")
+        return super()._deserialize(value, attr, data, **kwargs)
+
+    def json_schema(self):
+        """What the API document says of it (guardsvc.openapi.fields)."""
+        return {"pattern": f"^{BASE64}$", **({"minLength": 1} if self.required else {})}
+
+
 class DeviceId(Text):
     """A device id as carried by ``X-Device-Id``."""
     trims_before_checking = True
 
     default_error_messages = {"bad_device": messages.FIELD_BAD_DEVICE_ID}
+
+    def json_schema(self, blank=None):
+        """What the API document says of it (guardsvc.openapi.fields): spaces around it; only spaces too
+        (no device) when it is optional, or as ``blank`` says."""
+        device = DEVICE_ID_RE.pattern.removeprefix(r"\A").removesuffix(r"\Z")
+        blank = not self.required if blank is None else blank
+        return {"pattern": ip_grammar.text_pattern(device, spaces=ip_grammar.WHITESPACE, blank=blank)}
 
     def _deserialize(self, value, attr, data, **kwargs):
         text = super()._deserialize(value, attr, data, **kwargs)
