@@ -23,7 +23,7 @@ def _problem(path, error):
 
 
 class WatchedFile:
-    """What ``load(path)`` made of a file (never None), kept until the file changes.
+    """What ``load(path)`` made of a file (anything but None), kept until the file changes.
 
     A file that is missing or that ``load`` cannot read (it raises OSError,
     ValueError or one of ``errors``) gives None, and a problem: the text
@@ -95,7 +95,7 @@ class WatchedFile:
         else:
             identity = (str(path), stat.st_ino, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns)
             if identity != self.identity:
-                try:
+                try:  # an error not in ``errors`` changes nothing here: the next look raises it again
                     value = self.load(path)
                 except self.errors as error:
                     self._set(path, identity, None, error)
