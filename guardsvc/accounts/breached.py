@@ -112,7 +112,8 @@ def unreadable_text(path, reason):
 
 @dataclass(frozen=True)
 class Filter:
-    """A filter read from the file, with its fingerprint: two with the same fingerprint are the same list."""
+    """A filter read from the file, with its fingerprint: two with the same fingerprint are the same list
+    (a file written again with the same list changes nothing serving processes report)."""
 
     bloom: rbloom.Bloom = field(compare=False)
     fingerprint: str
