@@ -24,15 +24,13 @@ answering from it, and says so in its log, in ``/metrics``
 """
 import hashlib
 import logging
-import os
-import threading
-import time
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import rbloom
 from flask import current_app, has_app_context
 
-from guardsvc.storage import clock
+from guardsvc.storage.watched_file import WatchedFile
 
 log = logging.getLogger("guardsvc.passwords")
 FILE_NAME = "breached-passwords.bloom"
@@ -45,7 +43,6 @@ MAGIC = b"guardsvc-breached-bloom-1\n"
 _DIGEST_BYTES = 32
 _OFFSET = 1 << 127
 LOAD_COMMAND = "flask --app guardsvc passwords load-breached LIST"
-NONE, LOADED, KEPT, UNREADABLE = "none", "loaded", "kept", "unreadable"
 
 
 def key_of(sha1_digest):
@@ -113,109 +110,52 @@ def unreadable_text(path, reason):
             f"to it, or remove it to run without a list")
 
 
-def _reason(exc):
-    return exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+@dataclass(frozen=True)
+class Filter:
+    """A filter read from the file, with its fingerprint: two with the same fingerprint are the same list
+    (a file written again with the same list changes nothing serving processes report)."""
+
+    bloom: rbloom.Bloom = field(compare=False)
+    fingerprint: str
 
 
-class _Filter:
-    """The filter of one process, what the file looked like when it was last read, and how that went."""
-
-    def __init__(self):
-        self.lock = threading.Lock()
-        self.path = None
-        self.identity = None
-        self.bloom = None  # the last good filter
-        self.fingerprint = None
-        self.loaded_at = None  # when this process read the filter it answers from (UTC)
-        self.problem = None  # why the file cannot be read now, or None
-        self.checked_at = float("-inf")
-        self.on_change = None  # called (outside the lock) after the state changed: serving processes report it
-
-    @property
-    def state(self):
-        if self.problem is None:
-            return NONE if self.bloom is None else LOADED
-        return UNREADABLE if self.bloom is None else KEPT
-
-    def _fresh(self, path):
-        return path == self.path and time.monotonic() - self.checked_at < RECHECK_SECONDS
-
-    def current(self, path):
-        if self._fresh(path):
-            return self.bloom
-        with self.lock:
-            changed = False
-            if not self._fresh(path):
-                changed = self._refresh(path)
-                self.path, self.checked_at = path, time.monotonic()
-            bloom = self.bloom
-        if changed and self.on_change is not None:
-            self.on_change()
-        return bloom
-
-    def _refresh(self, path):
-        """Read the file again when it changed; True when what this process answers from, or why not, changed."""
-        before = (self.state, self.fingerprint, self.problem)
-        try:
-            stat = os.stat(path)
-        except FileNotFoundError:
-            if self.bloom is not None:
-                log.warning("the breached-password list %s is gone: no password counts as breached", path)
-            self.identity, self.bloom, self.fingerprint, self.loaded_at, self.problem = None, None, None, None, None
-            return self._settled(before)
-        except OSError as exc:  # its folder cannot be searched
-            self.identity = None
-            return self._unreadable(path, exc, before)
-        # ctime too: a change of owner or mode alone may make the same file readable or not.
-        identity = (str(path), stat.st_ino, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns)
-        if identity == self.identity:
-            return False
-        self.identity = identity
-        try:
-            self.bloom, self.fingerprint = read_filter(path)
-        except (OSError, ValueError) as exc:
-            return self._unreadable(path, exc, before)
-        self.loaded_at, self.problem = clock.utcnow(), None
-        return self._settled(before)
-
-    def _unreadable(self, path, exc, before):
-        problem = unreadable_text(path, _reason(exc))
-        if problem == self.problem:  # said already
-            return False
-        self.problem = problem
-        if self.bloom is not None:
-            log.error("%s; this process keeps answering from the list it read at %s (fingerprint %s)",
-                      self.problem, self.loaded_at.isoformat(), self.fingerprint[:16])
-        else:
-            log.error("%s; until then no password counts as breached in this process", self.problem)
-        return self._settled(before)
-
-    def _settled(self, before):
-        return (self.state, self.fingerprint, self.problem) != before
-
-    def snapshot(self):
-        """What this process answers from now: state, fingerprint, when read, the problem, the file."""
-        with self.lock:
-            return {"state": self.state, "fingerprint": self.fingerprint, "loaded_at": self.loaded_at,
-                    "problem": self.problem, "path": str(self.path) if self.path else None}
-
-    def forget(self):
-        """Read the file again at the next check, whatever it looks like (a load in this process)."""
-        with self.lock:
-            self.identity, self.checked_at = None, float("-inf")
+def _problem(path, exc):
+    return unreadable_text(path, exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc))
 
 
-_FILTER = _Filter()
+def _report(path, loaded, error):
+    """Log what the filter of this process became when that is bad news (a good load is quiet)."""
+    if error is None:
+        if loaded is None:
+            log.warning("the breached-password list %s is gone: no password counts as breached", path)
+    elif loaded is not None:
+        log.error("%s; this process keeps answering from the list it read at %s (fingerprint %s)",
+                  _FILTER.problem, _FILTER.loaded_at.isoformat(), loaded.fingerprint[:16])
+    else:
+        log.error("%s; until then no password counts as breached in this process", _FILTER.problem)
+
+
+# The filter of this process: its last good one is kept while the file cannot be read; no file is no list.
+# ``on_change`` is set by serving processes, which report what they answer from (breached_readers.py).
+_FILTER = WatchedFile(lambda path: Filter(*read_filter(path)), _report, recheck_seconds=RECHECK_SECONDS,
+                      keep=True, missing_is_nothing=True, describe=_problem)
+
+
+def snapshot():
+    """What this process answers from now, without reading the file: state, fingerprint, when read, the
+    problem, the file."""
+    now = _FILTER.snapshot()
+    loaded = now.pop("value")
+    return {**now, "fingerprint": loaded.fingerprint if loaded else None,
+            "path": str(now["path"]) if now["path"] else None}
 
 
 def is_breached(password):
     """True when ``password`` is on the loaded breach list (or, about once in ten million, looks so)."""
     if not isinstance(password, str) or not has_app_context():  # no app, no instance folder: no list
         return False
-    bloom = _FILTER.current(filter_path())
-    if bloom is None:
-        return False
-    return key_of(hashlib.sha1(password.encode("utf-8")).digest()) in bloom
+    loaded = _FILTER.current(filter_path())
+    return loaded is not None and key_of(hashlib.sha1(password.encode("utf-8")).digest()) in loaded.bloom
 
 
 def breached_list_problem(app=None):
@@ -225,10 +165,10 @@ def breached_list_problem(app=None):
     default one in the instance folder). No file at all is no list, not a problem.
     """
     _FILTER.current(filter_path(app))
-    return _FILTER.snapshot()["problem"]
+    return snapshot()["problem"]
 
 
 def current_state(app=None):
-    """What this process answers from now (read again when the file changed): see ``_Filter.snapshot``."""
+    """What this process answers from now (read again when the file changed): see ``snapshot``."""
     _FILTER.current(filter_path(app))
-    return _FILTER.snapshot()
+    return snapshot()

@@ -22,7 +22,7 @@ from datetime import timedelta
 
 from sqlalchemy import delete, insert, select
 
-from guardsvc.accounts.breached import _FILTER, current_state, filter_path
+from guardsvc.accounts.breached import _FILTER, current_state, filter_path, snapshot
 from guardsvc.accounts.models import BreachedListReader
 from guardsvc.config import process_alive
 from guardsvc.extensions import db
@@ -69,7 +69,7 @@ def report(app, prune=False):
     """
     with _REPORTING:  # reports in order: the last one written is the latest state
         _last_report[0] = time.monotonic()
-        state = _FILTER.snapshot()
+        state = snapshot()
         BREACHED_LIST_UNREADABLE.set(0 if state["problem"] is None else 1)
         name = process_name()
         try:

@@ -2,12 +2,13 @@
 import click
 from flask import current_app
 
-from guardsvc.accounts.breached import KEPT, UNREADABLE, filter_path, read_filter, unreadable_text
+from guardsvc.accounts.breached import filter_path, read_filter, unreadable_text
 from guardsvc.accounts.breached_load import BadList, load_breached, loaded_list
 from guardsvc.accounts.breached_readers import serving_readers
 from guardsvc.audit.service import record_event
 from guardsvc.storage.clock import isoformat
 from guardsvc.storage.transaction import CommandGroup
+from guardsvc.storage.watched_file import KEPT, UNREADABLE
 
 passwords_cli = CommandGroup("passwords", help="The list of breached passwords no one may choose.")
 AUDIT_TARGET = "breached-passwords"
