@@ -27,7 +27,7 @@ BIN = Path(sys.executable).parent
 
 from bench.hotpaths import flask, guardsvc_env  # noqa: E402
 from tests.browser.conftest import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
-from tests.live import free_port, wait_for_port  # noqa: E402
+from tests.support.live import free_port, wait_for_port  # noqa: E402
 
 PAGES = ("/", "/banding", "/banding/cek", "/masuk", "/banding")
 # Chromium's "Fast 3G" preset: what a phone on a mobile network often gets.

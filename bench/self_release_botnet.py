@@ -39,8 +39,8 @@ from guardsvc import create_app  # noqa: E402
 from guardsvc.blocks.service import create_block  # noqa: E402
 from guardsvc.extensions import db  # noqa: E402
 from guardsvc.selfrelease import proof  # noqa: E402
-from tests.live import LiveServer  # noqa: E402
-from tests.self_release_support import CHALLENGE, RELEASE, call  # noqa: E402
+from tests.support.live import LiveServer  # noqa: E402
+from tests.support.self_release_support import CHALLENGE, RELEASE, call  # noqa: E402
 
 
 

@@ -27,8 +27,8 @@ sys.path.insert(0, str(ROOT))
 BIN = Path(sys.executable).parent
 
 from bench.hotpaths import flask, guardsvc_env  # noqa: E402
-from tests.live import free_port, wait_for_port  # noqa: E402
-from tests.nginx_support import NGINX, missing, nginx_conf  # noqa: E402
+from tests.support.live import free_port, wait_for_port  # noqa: E402
+from tests.support.nginx_support import NGINX, missing, nginx_conf  # noqa: E402
 
 SECRET = "bench-slowloris-secret-0123456789abcdef"
 

@@ -1,7 +1,7 @@
 """Import every model module, so the metadata (and Alembic) sees all tables.
 
 A model module is a ``models.py`` or ``*_models.py`` in any package under guardsvc: a
-new feature's tables are found without a line here (``tests/test_features.py`` checks
+new feature's tables are found without a line here (``tests/project/test_features.py`` checks
 that no table is defined anywhere else).
 """
 import importlib

@@ -36,7 +36,7 @@ def _chosen_locale():
 
     ``get_locale()`` answers the same after three look-ups through ``flask.g``'s proxy; where
     Flask-Babel keeps its choice is its own business, so anything unexpected falls back to it
-    (and tests/test_dependency_reaches.py fails, as the quick look would then never find it).
+    (and tests/project/test_dependency_reaches.py fails, as the quick look would then never find it).
     """
     try:
         state = g._get_current_object().__dict__.get("_flask_babel")

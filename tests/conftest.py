@@ -49,13 +49,13 @@ TEST_DATABASE_URL = _process_database_url(
 os.environ.update({
     "GUARDSVC_DATABASE_URL": TEST_DATABASE_URL,
     "GUARDSVC_SECRET_KEY": "test-secret-key-not-for-production",
-    # What the proxy presents to forward auth and the edge list (tests.blocks_helpers.PROXY_SECRET);
+    # What the proxy presents to forward auth and the edge list (tests.support.blocks_helpers.PROXY_SECRET);
     # set, so no test writes a generated one into the checkout's instance folder.
     "GUARDSVC_FORWARD_AUTH_SECRET": "test-proxy-secret-of-the-suite-0123456789",
     "GUARDSVC_RATELIMIT_ENABLED": "false",
     # An app a test builds with limits on counts in its own memory: a fresh count per app, where the
     # default (the instance folder's file, shared by every process) would carry counts from test to
-    # test. The default store has tests of its own (tests/test_machine_limits.py).
+    # test. The default store has tests of its own (tests/ratelimits/test_machine_limits.py).
     "GUARDSVC_RATELIMIT_STORAGE_URI": "memory://",
     "GUARDSVC_APPEAL_MIN_FILL_SECONDS": "0",
     "GUARDSVC_LOG_LEVEL": "WARNING",
@@ -72,7 +72,7 @@ os.environ.update({
     # milliseconds; bench/self_release_solve.py measures the real cost in Chromium.
     "GUARDSVC_SELF_RELEASE_COST": "1",
     # Test clients (and live servers' callers) are loopback addresses that many tests block; the default
-    # that refuses it is tested with the setting given back (tests/test_block_bounds.py).
+    # that refuses it is tested with the setting given back (tests/blocks/test_block_bounds.py).
     "GUARDSVC_NEVER_BLOCK": "none",
     # Never the checkout's own instance folder (live servers write their node's id there, guardsvc.nodes).
     "GUARDSVC_INSTANCE_PATH": str(_TMP / "instance"),
@@ -83,13 +83,13 @@ from sqlalchemy import create_engine, exists, literal, select, text, union_all  
 from guardsvc import create_app  # noqa: E402
 from guardsvc.extensions import db  # noqa: E402
 
-pytest_plugins = ["tests.factories", "tests.live", "tests.crowdsec_lapi"]
+pytest_plugins = ["tests.support.factories", "tests.support.live", "tests.support.crowdsec_lapi"]
 PRODUCTION_HASHING = "production_password_hashing"
 
 
 # The longest tests (tens of seconds each), then every other live one: a pytest-xdist
 # worker then starts them first, beside the many short ones, not last on one worker alone.
-LONGEST_FIRST = ("tests/test_openapi_live.py", "tests/browser/test_accessibility.py")
+LONGEST_FIRST = ("tests/openapi/test_openapi_live.py", "tests/browser/test_accessibility.py")
 
 
 def pytest_configure(config):

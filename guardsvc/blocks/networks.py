@@ -1,7 +1,7 @@
 """Pure IP arithmetic for blocks: canonical network text and the prefixes containing an address.
 
 The text ``parse_network`` reads is ``guardsvc.web.ip_grammar.NETWORK`` (host bits aside), the pattern
-the API document gives every range field; ``tests/test_ip_grammar.py`` holds the two together.
+the API document gives every range field; ``tests/web/test_ip_grammar.py`` holds the two together.
 """
 import ipaddress
 import re

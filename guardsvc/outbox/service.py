@@ -33,7 +33,7 @@ def compose_mail(kind, recipient, subject, template, fill=None, **context):
     through ``unlinkable``, and never tests: the message is then its language's rendered skeleton
     with these values put in (``guardsvc.outbox.skeletons``), which costs a tenth of rendering it.
     The e-mails of the hot paths (an appeal's confirmation, a newly trusted device's notice) are
-    composed so; the result is the same text (``tests/test_mail_skeletons.py``).
+    composed so; the result is the same text (``tests/outbox/test_mail_skeletons.py``).
 
     A request that must hold a write lock as briefly as possible (a submitted
     appeal on SQLite, which has one writer at a time) renders first and writes last.

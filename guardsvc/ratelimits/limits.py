@@ -97,7 +97,7 @@ class Counters:
 
         On a plain Redis store this is one round trip for all of them, on the keys
         limits' RedisStorage counts on (``prefixed_key``, INCRBY and EXPIRE: a layout
-        of its own that tests/test_dependency_reaches.py holds); on the machine's file, one
+        of its own that tests/project/test_dependency_reaches.py holds); on the machine's file, one
         write transaction for all of them; elsewhere (memory) each counter is a dictionary
         update and a read.
         """

@@ -39,7 +39,7 @@ class BoundedMemoryStorage(MemoryStorage):
     def _MemoryStorage__schedule_expiry(self):  # noqa: N802 - replaces the parent's private hook
         """Called by the parent on every count: sweep now and then, in this thread, never start one.
 
-        A private hook of limits: tests/test_bounded_waits.py fails when the parent no longer calls it.
+        A private hook of limits: tests/storage/test_bounded_waits.py fails when the parent no longer calls it.
         """
         now = time.monotonic()
         if now >= self._next_sweep:

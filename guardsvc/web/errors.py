@@ -258,7 +258,7 @@ def _treat_visitor_as_anonymous():
     Flask-Login loads ``current_user`` lazily, and every template asks for it;
     deciding now that this request has no user keeps the error path off the
     database. Nothing is written to the session: the user stays signed in. Flask-Login has no
-    public way to say so (``logout_user`` writes the session); tests/test_dependency_reaches.py
+    public way to say so (``logout_user`` writes the session); tests/project/test_dependency_reaches.py
     fails when its private one changes.
     """
     current_app.login_manager._update_request_context_with_user()

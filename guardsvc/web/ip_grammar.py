@@ -2,7 +2,7 @@
 
 What Python's ``ipaddress`` accepts, as patterns the API document gives every address field, so
 that a client generated from the document accepts and refuses the text the service does. Built
-from parts here; ``tests/test_ip_grammar.py`` holds them to the parsers (``normalize_ip``,
+from parts here; ``tests/web/test_ip_grammar.py`` holds them to the parsers (``normalize_ip``,
 ``blocks.networks.parse_network`` and the fields) on generated and hand-picked text, so the two
 cannot drift apart.
 

@@ -100,7 +100,7 @@ class BaseSchema(Schema):
         """``((key, attribute, format), ...)`` when every field is a plain attribute, else None (built once).
 
         Reads marshmallow's private ``Field._CHECK_ATTRIBUTE`` and ``Schema._hooks``
-        (tests/test_dependency_reaches.py fails when they change).
+        (tests/project/test_dependency_reaches.py fails when they change).
         """
         try:
             return self.__plain_plan

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import sync_playwright
 
-from tests.factories import PASSWORD
+from tests.support.factories import PASSWORD
 
 CHROMIUM = os.environ.get("GUARDSVC_TEST_CHROMIUM", "/usr/bin/chromium-headless-shell")
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",

@@ -13,8 +13,8 @@ from playwright.sync_api import expect
 
 from guardsvc.outbox.service import messages_to
 from tests.browser.conftest import WIDTHS
-from tests.factories import PASSWORD, submit_body
-from tests.signin_support import enable_2fa
+from tests.support.factories import PASSWORD, submit_body
+from tests.support.signin_support import enable_2fa
 
 pytestmark = [pytest.mark.browser, pytest.mark.live, pytest.mark.one_database]
 RULES = {"runOnly": {"type": "tag", "values": ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"]},

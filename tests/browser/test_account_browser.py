@@ -5,7 +5,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.browser.conftest import fill_sign_in, shoot
-from tests.factories import PASSWORD
+from tests.support.factories import PASSWORD
 
 pytestmark = [pytest.mark.browser, pytest.mark.live, pytest.mark.one_database]
 

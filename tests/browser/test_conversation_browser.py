@@ -7,7 +7,7 @@ from playwright.sync_api import expect
 
 from guardsvc.outbox.service import messages_to
 from tests.browser.conftest import fill_sign_in, shoot
-from tests.factories import submit_body
+from tests.support.factories import submit_body
 
 pytestmark = [pytest.mark.browser, pytest.mark.live, pytest.mark.one_database]
 

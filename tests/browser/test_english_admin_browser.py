@@ -7,7 +7,7 @@ from playwright.sync_api import expect
 
 from tests.browser.conftest import shoot
 from tests.browser.test_english_browser import PHONE, fits_the_screen
-from tests.factories import PASSWORD, submit_body
+from tests.support.factories import PASSWORD, submit_body
 
 pytestmark = [pytest.mark.browser, pytest.mark.live, pytest.mark.one_database]
 # Words of the account and administrator pages that must not be left on an English page.

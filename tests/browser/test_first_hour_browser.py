@@ -20,9 +20,9 @@ from guardsvc.storage import clock
 from guardsvc.trust.models import TrustedIp
 from tests.browser.conftest import fill_sign_in, shoot
 from tests.browser.test_accessibility import violations
-from tests.factories import PASSWORD, submit_body
-from tests.live import LiveServer, free_port
-from tests.signin_support import enable_2fa, totp_code
+from tests.support.factories import PASSWORD, submit_body
+from tests.support.live import LiveServer, free_port
+from tests.support.signin_support import enable_2fa, totp_code
 
 pytestmark = [pytest.mark.browser, pytest.mark.live, pytest.mark.one_database]
 TYPED = {"name": "Budi Santoso", "email": "budi@example.com",

@@ -14,8 +14,8 @@ from guardsvc.extensions import db
 from guardsvc.sessions.models import UserSession
 from guardsvc.storage import clock
 from tests.browser.conftest import SCREENSHOTS, fill_sign_in, shoot
-from tests.live import LiveServer, free_port
-from tests.signin_support import enable_2fa, totp_code
+from tests.support.live import LiveServer, free_port
+from tests.support.signin_support import enable_2fa, totp_code
 
 pytestmark = [pytest.mark.browser, pytest.mark.live, pytest.mark.one_database]
 

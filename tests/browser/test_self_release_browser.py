@@ -7,7 +7,7 @@ from playwright.sync_api import expect
 
 from tests.browser.conftest import shoot
 from tests.browser.test_accessibility import violations
-from tests.guarded_site import guarded_site
+from tests.support.guarded_site import guarded_site
 
 pytestmark = [pytest.mark.browser, pytest.mark.live, pytest.mark.proxy, pytest.mark.one_database]
 SECRET = "self-release-browser-secret-0123456789"

@@ -8,10 +8,10 @@ from playwright.sync_api import expect
 
 from tests.browser.conftest import fill_sign_in, shoot
 from tests.browser.test_accessibility import violations
-from tests.email_code_support import age_history, last_code
-from tests.factories import PASSWORD
-from tests.geoip_support import AMSTERDAM, JAKARTA, TOKYO, geoip_database  # noqa: F401
-from tests.live import LiveServer
+from tests.support.email_code_support import age_history, last_code
+from tests.support.factories import PASSWORD
+from tests.support.geoip_support import AMSTERDAM, JAKARTA, TOKYO, geoip_database  # noqa: F401
+from tests.support.live import LiveServer
 
 pytestmark = [pytest.mark.browser, pytest.mark.live, pytest.mark.one_database]
 

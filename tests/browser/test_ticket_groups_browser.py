@@ -8,7 +8,7 @@ from playwright.sync_api import expect
 from tests.browser.conftest import fill_sign_in, shoot
 from tests.browser.test_accessibility import LANGUAGES, check, in_language, sign_in_by_ids, violations
 from tests.browser.test_english_browser import PHONE, fits_the_screen
-from tests.test_ticket_groups import RANGE, appeal
+from tests.admin.test_ticket_groups import RANGE, appeal
 
 pytestmark = [pytest.mark.browser, pytest.mark.live, pytest.mark.one_database]
 

@@ -5,8 +5,8 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.browser.conftest import fill_sign_in, shoot
-from tests.factories import PASSWORD
-from tests.signin_support import enable_2fa, totp_code
+from tests.support.factories import PASSWORD
+from tests.support.signin_support import enable_2fa, totp_code
 
 pytestmark = [pytest.mark.browser, pytest.mark.live, pytest.mark.one_database]
 
