@@ -53,6 +53,7 @@ FIELD_IP_ZONE_ID = _("Tanpa id zona (bagian setelah tanda persen): alamat dengan
                      "dengan klien mana pun.")
 FIELD_BAD_DEVICE_ID = _("Harus 1-64 karakter: huruf, angka, titik, garis bawah, titik dua, atau tanda hubung.")
 FIELD_BAD_INTEGER = _("Harus berupa bilangan bulat.")
+FIELD_GIVEN_TWICE = _("Sebutkan sekali saja: parameter ini hanya menerima satu nilai.")
 FIELD_BAD_BOOLEAN = _("Harus berupa nilai benar/salah.")
 FIELD_OUT_OF_RANGE = _("Nilai di luar rentang yang diizinkan.")
 FIELD_UNKNOWN = _("Kolom tidak dikenal.")

@@ -4,6 +4,7 @@ from dataclasses import dataclass
 from marshmallow import fields
 from sqlalchemy import func, literal, or_, select
 
+from guardsvc import messages
 from guardsvc.extensions import db
 from guardsvc.web.schema_fields import BaseSchema, Integer, Text
 
@@ -40,9 +41,18 @@ class PaginationSchema(BaseSchema):
                        "reaches only that far (filter or search to go further)."})
 
 
-def query_args(args):
-    """Query-string arguments as a dict, blank values dropped (an empty filter is no filter)."""
-    return {key: value for key, value in args.items() if value.strip()}
+def query_args(args, keep_blank=False):
+    """Query-string arguments as a dict, blank values dropped (an empty filter is no filter) unless ``keep_blank``.
+
+    Every parameter takes one value: one given more than once (``?page=1&page=2``) is refused (422)
+    rather than read in part.
+    """
+    twice = sorted(key for key, values in args.lists() if len(values) > 1)
+    if twice:
+        from guardsvc.web.errors import ValidationFailed
+
+        raise ValidationFailed({key: [messages.FIELD_GIVEN_TWICE] for key in twice})
+    return {key: value for key, value in args.items() if keep_blank or value.strip()}
 
 
 @dataclass(frozen=True)

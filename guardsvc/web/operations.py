@@ -143,7 +143,7 @@ def operation(operation_id, summary, tag, responses, **options):
     declared = Operation(operation_id, summary, tag, responses, **options)
     roles, limits = declared.roles, tuple(declared.limits)
     body, query = _instance(declared.body), _instance(declared.query)
-    read_query = (lambda args: args.to_dict()) if declared.keep_blank_query else query_args
+    read_query = (lambda args: query_args(args, keep_blank=True)) if declared.keep_blank_query else query_args
 
     def decorator(view):
         _check_parameters(view, body is not None, query is not None)

@@ -4,6 +4,7 @@ import re
 
 import pytest
 
+from guardsvc import messages
 from tests.support.blocks_helpers import FREE_IP, from_ip
 from tests.support.pages_support import sign_in_session
 
@@ -215,3 +216,13 @@ def test_host_check_access_and_validation(client, bearer):
         response = client.get(f"/api/guard/blocks/check?{query}", headers=headers)
         assert response.status_code == 422, query
         assert field in response.get_json()["errors"], query
+
+
+@pytest.mark.parametrize("path", ["/api/admin/blocks?page=1&page=2", "/api/admin/tickets?per_page=5&per_page=50",
+                                  "/api/admin/audit?q=a&q=b"])
+def test_a_parameter_given_twice_is_refused_not_half_read(client, admin, path):
+    """One value a parameter, as the document says: the second is not quietly ignored."""
+    name = path.partition("?")[2].partition("=")[0]
+    answer = client.get(path, headers=admin)
+    assert answer.status_code == 422 and answer.get_json()["errors"] == {name: [messages.FIELD_GIVEN_TWICE]}
+    assert client.get(path.partition("&")[0], headers=admin).status_code == 200
