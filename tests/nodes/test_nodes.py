@@ -58,11 +58,12 @@ def report_as(app, node, **settings):
 
 
 def rows(app):
-    """The rows of the nodes these tests report, made-up ones and this process's own (a live server of another
-    test, with an instance folder of its own, may report its node meanwhile)."""
+    """The rows of the nodes these tests report, made-up ones and this process's own, told by key (a live server of
+    another test has an instance folder of its own, so another key, and may report its node meanwhile)."""
+    own = service.this_node(app, service.WEB, 0).key
     with app.app_context():
         found = db.session.query(Node).filter(
-            Node.node_key.startswith("key-") | (Node.name == app.config["NODE_NAME"])).order_by(Node.id).all()
+            Node.node_key.startswith("key-") | (Node.node_key == own)).order_by(Node.id).all()
         db.session.remove()
         return found
 
