@@ -1,6 +1,6 @@
 """Where guardsvc leans on a dependency's private internals, a test that fails loudly when it changes.
 
-Six places do it, each for a measured reason (docs/development.md, "Reaching into a dependency"):
+Seven places do it, each for a measured reason (docs/development.md, "Reaching into a dependency"):
 
 - marshmallow ``Field._CHECK_ATTRIBUTE`` and ``Schema._hooks`` (the plain dump, web/schema_fields.py):
   below, and tests/web/test_schema_dump.py;
@@ -10,18 +10,27 @@ Six places do it, each for a measured reason (docs/development.md, "Reaching int
 - Flask-Login's ``_update_request_context_with_user`` (the database-outage page, web/errors.py): below;
 - Flask-Babel's ``g._flask_babel`` (the current language in one look-up, translation.py): below;
   its ``LazyString._args`` is no longer read (``MessageId.source``);
+- SQLAlchemy's compiled form (``_bind_processors``, ``_result_columns``), ``TypeEngine._cached_result_processor``
+  and ``Connection._handle_dbapi_exception`` (the prebuilt hot statements, storage/statements.py): below;
 - http.client's ``_create_connection`` (a webhook goes to the address that was checked,
   webhooks/sending.py): tests/webhooks/test_webhook_targets_live.py::test_the_request_goes_to_the_address_that_was_checked.
 """
+from datetime import datetime
 from types import SimpleNamespace
+
+import pytest
 
 from flask_babel import force_locale, get_locale
 from flask_login import current_user
 from marshmallow import fields, post_dump, pre_dump
 from limits.storage import RedisStorage
 
+from sqlalchemy import Column, DateTime, Integer, MetaData, String, Table, event, select, bindparam
+from sqlalchemy.exc import IntegrityError
+
 from guardsvc.accounts.auth import load_user_from_session
-from guardsvc.extensions import login_manager
+from guardsvc.extensions import db, login_manager
+from guardsvc.storage.statements import Prepared
 from guardsvc.ratelimits.limits import Counters
 from guardsvc.translation import LOCALES, _chosen_locale
 from guardsvc.web.errors import _treat_visitor_as_anonymous
@@ -95,3 +104,29 @@ def test_the_quick_look_finds_the_language_flask_babel_chose(app):
         assert _chosen_locale() is LOCALES["en"]
         with force_locale(LOCALES["id"]):
             assert _chosen_locale() == get_locale() == LOCALES["id"]
+
+
+def test_prebuilt_statements_convert_values_as_sqlalchemy_does_and_raise_its_errors(app):
+    """The compiled form's bind and result processors, and SQLAlchemy's own error wrapping, as statements.py uses them."""
+    probes = Table("reach_probe", MetaData(), Column("id", Integer, primary_key=True),
+                   Column("name", String(20), unique=True, nullable=False),
+                   Column("made_at", DateTime, nullable=False, default=lambda: datetime(2027, 1, 15, 8, 0, 0, 123456)))
+    insert = Prepared(probes.insert(), writes=True)
+    read = Prepared(select(probes.c.name, probes.c.made_at).where(probes.c.name == bindparam("name")))
+    seen = []
+    with app.app_context():
+        probes.create(db.engine)
+        listen = lambda _conn, _cursor, sql, *_rest: seen.append(sql.split()[0])  # noqa: E731
+        event.listen(db.engine, "before_cursor_execute", listen)
+        try:
+            insert.rows({"name": "ani"})
+            row = read.first({"name": "ani"})
+            assert row.name == "ani" and row.made_at == datetime(2027, 1, 15, 8, 0, 0, 123456)  # a datetime, on SQLite too
+            with pytest.raises(IntegrityError):  # SQLAlchemy's error, not the driver's
+                insert.rows({"name": "ani"})
+            db.session.rollback()
+            assert seen[:2] == ["INSERT", "SELECT"]
+        finally:
+            event.remove(db.engine, "before_cursor_execute", listen)
+            db.session.remove()
+            probes.drop(db.engine)
