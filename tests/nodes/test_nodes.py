@@ -57,13 +57,13 @@ def report_as(app, node, **settings):
     return written
 
 
-def rows(app):
-    """The rows of the nodes these tests report, made-up ones and this process's own, told by key (a live server of
-    another test has an instance folder of its own, so another key, and may report its node meanwhile)."""
-    own = service.this_node(app, service.WEB, 0).key
+def rows(app, own=False):
+    """The rows of the made-up nodes these tests report, or (``own``) of this process's node, told by key: a live
+    server of another test may report its node to this database meanwhile, under the same name and, when it shares
+    the instance folder, the same key."""
+    wanted = Node.node_key == service.this_node(app, service.WEB, 0).key if own else Node.node_key.startswith("key-")
     with app.app_context():
-        found = db.session.query(Node).filter(
-            Node.node_key.startswith("key-") | (Node.node_key == own)).order_by(Node.id).all()
+        found = db.session.query(Node).filter(wanted).order_by(Node.id).all()
         db.session.remove()
         return found
 
@@ -312,7 +312,7 @@ def test_the_reporter_reports_its_node_and_survives_a_database_that_fails(app, m
     caplog.set_level("INFO", logger="guardsvc.nodes")
     reporter = Reporter(app, service.WEB, started=1_800_000_000)
     assert reporter.report_once()
-    [row] = rows(app)
+    [row] = rows(app, own=True)
     assert row.name == app.config["NODE_NAME"] and clock.isoformat(row.started_at) == "2027-01-15T08:00:00.000000Z"
 
     def unreachable(*_args):
