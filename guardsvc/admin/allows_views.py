@@ -9,9 +9,8 @@ from guardsvc.blocks import allows
 from guardsvc.blocks.allow_schemas import AllowCreateSchema, AllowListQuerySchema
 from guardsvc.web.errors import InvalidState
 from guardsvc.web.identity import client_ip
-from guardsvc.web.listing import query_args
+from guardsvc.web.listing import load_query
 from guardsvc.pages.forms import load_form
-from guardsvc.web.schema_fields import load_or_raise
 
 bp = Blueprint("admin_allow_pages", __name__, url_prefix="/admin/izin")
 bp.before_request(require_admin)
@@ -20,7 +19,7 @@ ALLOW_FIELDS = ("ip", "device_id", "reason", "minutes")
 
 
 def _render(*, values=None, errors=None, status=200):
-    filters = load_or_raise(AllowListQuerySchema(), query_args(request.args))
+    filters = load_query(AllowListQuerySchema(), request.args)
     return render_template("admin/allows.html", page=allows.search_allow_entries(**filters), filters=filters,
                            values=values or {}, errors=errors, now=clock.utcnow()), status
 

@@ -20,8 +20,7 @@ from guardsvc.storage.deadline import allow_up_to
 from guardsvc.storage.transaction import ends_with
 from guardsvc.web.errors import InvalidState, ValidationFailed
 from guardsvc.web.identity import client_ip
-from guardsvc.web.listing import PageQuerySchema, query_args
-from guardsvc.web.schema_fields import load_or_raise
+from guardsvc.web.listing import PageQuerySchema, load_query
 
 bp = Blueprint("admin_group_pages", __name__, url_prefix="/admin")
 bp.before_request(require_admin)
@@ -32,7 +31,7 @@ UP_TO = "sampai"  # the newest ticket the confirmation page counted
 
 
 def _page_query():
-    return load_or_raise(PageQuerySchema(), query_args(request.args))
+    return load_query(PageQuerySchema(), request.args)
 
 
 @bp.get("/kelompok")

@@ -25,9 +25,8 @@ from guardsvc.selfrelease import figures as self_release_figures
 from guardsvc.blocks.schemas import BlockCreateSchema, BlockLiftSchema, BlockListQuerySchema
 from guardsvc.web.errors import InvalidState, ValidationFailed
 from guardsvc.web.identity import client_ip
-from guardsvc.web.listing import COUNT_CAP, SearchQuerySchema, query_args
+from guardsvc.web.listing import COUNT_CAP, SearchQuerySchema, load_query
 from guardsvc.pages.forms import load_form
-from guardsvc.web.schema_fields import load_or_raise
 from guardsvc.signin import account as signin_account
 from guardsvc.signin.models import RESULTS
 from guardsvc.signin.schemas import LoginQuerySchema
@@ -46,7 +45,7 @@ BLOCK_FIELDS = ("ip", "device_id", "local_ip", "reason", "minutes", "self_releas
 
 def _list_query(schema):
     """Filters of a list page; a bad filter is a 422 page, like the API."""
-    return load_or_raise(schema, query_args(request.args))
+    return load_query(schema, request.args)
 
 
 @bp.get("")

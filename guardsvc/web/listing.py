@@ -6,7 +6,7 @@ from sqlalchemy import func, literal, or_, select
 
 from guardsvc import messages
 from guardsvc.extensions import db
-from guardsvc.web.schema_fields import BaseSchema, Integer, Text
+from guardsvc.web.schema_fields import BaseSchema, Integer, Text, load_or_raise
 
 MAX_PER_PAGE = 100
 DEFAULT_PER_PAGE = 20
@@ -41,18 +41,20 @@ class PaginationSchema(BaseSchema):
                        "reaches only that far (filter or search to go further)."})
 
 
-def query_args(args, keep_blank=False):
-    """Query-string arguments as a dict, blank values dropped (an empty filter is no filter) unless ``keep_blank``.
+def load_query(schema, args, keep_blank=False):
+    """The query string loaded by ``schema`` (422 on a bad value), blank values dropped (an empty filter is
+    no filter) unless ``keep_blank``.
 
-    Every parameter takes one value: one given more than once (``?page=1&page=2``) is refused (422)
-    rather than read in part.
+    Every parameter the schema declares takes one value: one given more than once (``?page=1&page=2``)
+    is refused (422) rather than read in part. Parameters it does not declare are ignored, however often.
     """
-    twice = sorted(key for key, values in args.lists() if len(values) > 1)
+    declared = {field.data_key or name for name, field in schema.load_fields.items()}
+    twice = sorted(key for key, values in args.lists() if key in declared and len(values) > 1)
     if twice:
         from guardsvc.web.errors import ValidationFailed
 
         raise ValidationFailed({key: [messages.FIELD_GIVEN_TWICE] for key in twice})
-    return {key: value for key, value in args.items() if keep_blank or value.strip()}
+    return load_or_raise(schema, {key: value for key, value in args.items() if keep_blank or value.strip()})
 
 
 @dataclass(frozen=True)

@@ -25,7 +25,7 @@ from guardsvc.extensions import login_manager
 from guardsvc.storage.codes import REFERENCE_PREFIX, TICKET_PREFIX, code_pattern
 from guardsvc.web.errors import Forbidden
 from guardsvc.web.jsonio import json_body
-from guardsvc.web.listing import query_args
+from guardsvc.web.listing import load_query
 from guardsvc.web.schema_fields import load_or_raise
 
 OPERATION = "guardsvc_operation"  # the attribute of a declared view that holds its Operation
@@ -143,7 +143,7 @@ def operation(operation_id, summary, tag, responses, **options):
     declared = Operation(operation_id, summary, tag, responses, **options)
     roles, limits = declared.roles, tuple(declared.limits)
     body, query = _instance(declared.body), _instance(declared.query)
-    read_query = (lambda args: query_args(args, keep_blank=True)) if declared.keep_blank_query else query_args
+    keep_blank = declared.keep_blank_query
 
     def decorator(view):
         _check_parameters(view, body is not None, query is not None)
@@ -161,7 +161,7 @@ def operation(operation_id, summary, tag, responses, **options):
                 if body is not None:
                     kwargs["data"] = load_or_raise(body, json_body())
                 if query is not None:
-                    kwargs["query"] = load_or_raise(query, read_query(request.args))
+                    kwargs["query"] = load_query(query, request.args, keep_blank)
                 return view(*args, **kwargs)
         if roles is None:
             target.csrf_exempt = True  # read by accounts.auth.protect_against_csrf

@@ -226,3 +226,9 @@ def test_a_parameter_given_twice_is_refused_not_half_read(client, admin, path):
     answer = client.get(path, headers=admin)
     assert answer.status_code == 422 and answer.get_json()["errors"] == {name: [messages.FIELD_GIVEN_TWICE]}
     assert client.get(path.partition("&")[0], headers=admin).status_code == 200
+
+
+def test_a_parameter_the_document_does_not_declare_is_ignored_however_often(client, admin):
+    assert client.get("/api/admin/blocks?page=1&extra=a&extra=b", headers=admin).status_code == 200
+    answer = client.get("/api/guard/blocks/check?ip=1.2.3.4&%20=null&%20=null", headers=admin)
+    assert answer.status_code == 200, answer.get_json()
