@@ -26,7 +26,7 @@ from tests.support.cli_processes import CommandProcess
 from tests.support.live import ROOT, LiveServer, free_port, wait_for
 
 # Files of another user need root to be made (chown), and setpriv to be unreadable to the server.
-pytestmark = [pytest.mark.live, pytest.mark.skipif(os.geteuid() != 0 or shutil.which("setpriv") is None,
+pytestmark = [pytest.mark.live, pytest.mark.database_agnostic, pytest.mark.skipif(os.geteuid() != 0 or shutil.which("setpriv") is None,
                                                    reason="needs root and setpriv (util-linux)")]
 
 LEAKED = "kuda-laut-biru-2026"

@@ -19,7 +19,7 @@ from tests.support.guarded_site import guarded_site
 from tests.support.live import ROOT
 from tests.deploy.test_nginx_forward_auth import fetch
 
-pytestmark = pytest.mark.proxy
+pytestmark = [pytest.mark.proxy, pytest.mark.database_agnostic]
 FREE, BLOCKED = "127.0.0.2", "127.0.0.3"
 DEVICE = "perangkat-rahasia-pengunjung"
 DOORS = ("/edge/v1/decisions", "/api/guard/forward-auth")

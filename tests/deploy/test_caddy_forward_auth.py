@@ -16,7 +16,7 @@ from tests.support.debian_packages import unpacked_program
 from tests.support.guarded_site import UPSTREAM
 from tests.support.live import ROOT, LiveServer, free_port, wait_for_port
 
-pytestmark = pytest.mark.proxy
+pytestmark = [pytest.mark.proxy, pytest.mark.database_agnostic]
 SECRET = "caddy-test-secret-0123456789abcdefghij"
 BLOCKED_SOURCE = "127.0.0.9"
 

@@ -18,7 +18,7 @@ from tests.support.guarded_site import UPSTREAM, guarded_site
 from tests.support.nginx_support import NGINX, missing, nginx_conf
 from tests.support.live import free_port, wait_for_port as _wait_for_port
 
-pytestmark = pytest.mark.proxy
+pytestmark = [pytest.mark.proxy, pytest.mark.database_agnostic]
 SECRET = "nginx-test-secret-0123456789abcdefghij"
 FREE, BLOCKED, IN_RANGE, ALLOWED = "127.0.0.2", "127.0.0.3", "127.0.9.4", "127.0.9.5"
 

@@ -20,6 +20,7 @@ from guardsvc.web.schema_fields import BASE64, Base64, BaseSchema, DeviceId, IpA
 
 ADDRESS = re.compile(ip_grammar.ADDRESS)
 NETWORK = re.compile(ip_grammar.NETWORK)
+pytestmark = pytest.mark.database_agnostic  # no database at all
 SETTINGS = settings(max_examples=200, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])
 
 

@@ -17,7 +17,7 @@ import requests
 
 from tests.support.live import LiveServer
 
-pytestmark = pytest.mark.live
+pytestmark = [pytest.mark.live, pytest.mark.database_agnostic]
 
 BODY_SECONDS = 1
 BIG = 10_000_000

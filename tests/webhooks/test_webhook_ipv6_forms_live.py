@@ -23,7 +23,7 @@ from guardsvc.webhooks.models import HookDelivery
 from tests.webhooks.test_webhook_targets_live import REFUSED, endpoints, flask
 from tests.support.webhook_receiver import private_targets_allowed  # noqa: F401
 
-pytestmark = pytest.mark.live
+pytestmark = [pytest.mark.live, pytest.mark.database_agnostic]
 
 FORMS = [
     ("http://[64:ff9b:1::a9fe:a9fe]/hook", "64:ff9b:1::a9fe:a9fe"),  # local-use NAT64 of 169.254.169.254

@@ -23,7 +23,7 @@ from guardsvc.webhooks.models import HookDelivery, WebhookEndpoint
 from tests.support.live import ROOT
 from tests.support.webhook_receiver import ALLOW_PRIVATE, private_targets_allowed, receiver  # noqa: F401
 
-pytestmark = pytest.mark.live
+pytestmark = [pytest.mark.live, pytest.mark.database_agnostic]
 FLASK = str(Path(sys.executable).with_name("flask"))
 REFUSED = "Alamat webhook ini menuju alamat yang tidak publik"
 
