@@ -24,6 +24,11 @@ pytestmark = pytest.mark.database_agnostic  # no database at all
 SETTINGS = settings(max_examples=200, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])
 
 
+def test_the_whitespace_named_is_every_character_python_strips():
+    everywhere = "".join(chr(code) for code in range(0x110000) if chr(code).isspace())
+    assert ip_grammar.WHITESPACE == everywhere and max(map(ord, everywhere)) < ip_grammar.WHITESPACE_BELOW
+
+
 def parses_as_address(text):
     try:
         ipaddress.ip_address(text)
