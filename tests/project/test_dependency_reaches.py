@@ -1,6 +1,6 @@
 """Where guardsvc leans on a dependency's private internals, a test that fails loudly when it changes.
 
-Six places do it, each for a measured reason (docs/development.md, "Reaching into a dependency"):
+Seven places do it, each for a measured reason (docs/development.md, "Reaching into a dependency"):
 
 - marshmallow ``Field._CHECK_ATTRIBUTE`` and ``Schema._hooks`` (the plain dump, web/schema_fields.py):
   below, and tests/web/test_schema_dump.py;
@@ -10,6 +10,8 @@ Six places do it, each for a measured reason (docs/development.md, "Reaching int
 - Flask-Login's ``_update_request_context_with_user`` (the database-outage page, web/errors.py): below;
 - Flask-Babel's ``g._flask_babel`` (the current language in one look-up, translation.py): below;
   its ``LazyString._args`` is no longer read (``MessageId.source``);
+- gunicorn's ``Logger._get_user`` (the access line's ``u`` atom, computed alone, web/access_log.py): below,
+  and tests/web/test_access_log.py (every atom equals gunicorn's own);
 - http.client's ``_create_connection`` (a webhook goes to the address that was checked,
   webhooks/sending.py): tests/webhooks/test_webhook_targets_live.py::test_the_request_goes_to_the_address_that_was_checked.
 """
@@ -95,3 +97,17 @@ def test_the_quick_look_finds_the_language_flask_babel_chose(app):
         assert _chosen_locale() is LOCALES["en"]
         with force_locale(LOCALES["id"]):
             assert _chosen_locale() == get_locale() == LOCALES["id"]
+
+
+def test_the_user_atom_is_read_as_gunicorn_reads_it():
+    """gunicorn's ``Logger._get_user``: the user of a Basic Authorization header, None for any other."""
+    import base64
+
+    from gunicorn.config import Config
+    from gunicorn.glogging import Logger
+
+    logger = Logger(Config())
+    basic = "Basic " + base64.b64encode(b"rina:rahasia").decode()
+    assert logger._get_user({"HTTP_AUTHORIZATION": basic}) == "rina"
+    assert logger._get_user({"HTTP_AUTHORIZATION": "Bearer gsv_x"}) is None
+    assert logger._get_user({}) is None
