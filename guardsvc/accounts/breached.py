@@ -25,6 +25,7 @@ answering from it, and says so in its log, in ``/metrics``
 import hashlib
 import logging
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 
 import rbloom
@@ -63,7 +64,13 @@ def filter_path(app=None):
 
 def path_in(config, instance_folder):
     """The filter's path for these settings (``BREACHED_PASSWORDS_FILE``) and instance folder."""
-    return Path(config.get("BREACHED_PASSWORDS_FILE") or Path(instance_folder) / FILE_NAME)
+    return _path(config.get("BREACHED_PASSWORDS_FILE"), instance_folder)
+
+
+@lru_cache(maxsize=64)
+def _path(setting, instance_folder):
+    """One Path object per setting and folder: a serving process asks for it on every request."""
+    return Path(setting or Path(instance_folder) / FILE_NAME)
 
 
 def facts_path(app=None):

@@ -25,7 +25,7 @@ from flask import g, has_request_context
 from sqlalchemy.exc import DBAPIError
 
 from guardsvc.extensions import db
-from guardsvc.storage.transaction import READER as _READER, mark_written
+from guardsvc.storage.transaction import READER as _READER, keep_reader, mark_written
 
 
 class _Compiled:
@@ -150,7 +150,7 @@ class Prepared:
             except engine.dialect.loaded_dbapi.Error as error:  # as a session's connect would raise it
                 raise DBAPIError.instance(None, None, error, engine.dialect.loaded_dbapi.Error,
                                           dialect=engine.dialect) from error
-            setattr(g, _READER, fairy)
+            keep_reader(fairy, engine.dialect)
         compiled = self._for(engine.dialect, params)
         values = compiled.values(params)
         cursor = fairy.cursor()

@@ -37,6 +37,8 @@ _ON_FAILURE = "guardsvc.render_commit_failure"
 _WROTE = "guardsvc_wrote"  # in Session.info: this session flushed or executed a write
 # In g: the pooled connection of a request that only read, with no session (storage.statements).
 READER = "guardsvc_reader_connection"
+# In g: that connection reads in autocommit until it goes back to the pool (PostgreSQL).
+_READER_AUTOCOMMIT = "guardsvc_reader_autocommit"
 
 
 def _mark_written(session, *_):
@@ -115,6 +117,23 @@ def finish_request(response):
     return response
 
 
+def keep_reader(fairy, dialect):
+    """Make the pooled connection ``fairy`` the request's own for reads without a session.
+
+    On PostgreSQL (psycopg) it reads in autocommit until the request gives it back: each read is
+    then one round trip, instead of a BEGIN before the first and a ROLLBACK when the pool takes it
+    back. A single statement sees the same rows either way (read committed: a snapshot per
+    statement), and its waits are bounded as before (the connection's statement timeout, the
+    request's deadline). SQLite's driver begins no transaction for a read anyway.
+    """
+    setattr(g, READER, fairy)
+    if dialect.name == "postgresql" and dialect.driver == "psycopg":
+        driver = fairy.driver_connection
+        if not driver.autocommit:
+            driver.autocommit = True
+            setattr(g, _READER_AUTOCOMMIT, True)
+
+
 def close_session(_error=None):
     """teardown: end the request's session, even when the connection died under it.
 
@@ -128,6 +147,8 @@ def close_session(_error=None):
     reader = g.pop(READER, None)
     if reader is not None:
         try:
+            if g.pop(_READER_AUTOCOMMIT, False):
+                reader.driver_connection.autocommit = False  # as the pool hands connections out
             reader.close()
         except Exception:  # noqa: BLE001 - the answer stands; the connection is dropped
             log.warning("returning a reading connection failed: it is discarded", exc_info=True)

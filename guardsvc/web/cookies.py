@@ -7,8 +7,9 @@ settings before it finds that there is nothing to save; most requests, the API
 and every status check among them, have no session at all, and a signed-in
 request only reads its session. Here the serializer is built once per key set
 (rotation through ``SECRET_KEY_FALLBACKS`` still works: a changed key set builds
-a new one), a session nobody touched is not looked at again, and a session that
-was only read gets its ``Vary: Cookie`` without the cookie settings being read.
+a new one), a session nobody touched is not looked at again, a session that
+was only read gets its ``Vary: Cookie`` without the cookie settings being read, and a request that
+sends no cookie gets a new session without its cookies being parsed.
 
 Served under a path of a guarded site (``X-Forwarded-Prefix`` from a declared
 proxy: ``/guardsvc``), the cookie is scoped to that path, so the browser never
@@ -39,6 +40,13 @@ class CookieSessionInterface(SecureCookieSessionInterface):
 
     def get_cookie_path(self, app):
         return service_cookie_path(app)
+
+    def open_session(self, app, request):
+        # A request that sends no cookie at all (the API, every status check) has no session to
+        # read: a new one, as Flask's answer for a missing session cookie, without parsing cookies.
+        if "HTTP_COOKIE" not in request.environ and self.get_signing_serializer(app) is not None:
+            return self.session_class()
+        return super().open_session(app, request)
 
     def save_session(self, app, session, response):
         if is_static():

@@ -1,6 +1,6 @@
 """Where guardsvc leans on a dependency's private internals, a test that fails loudly when it changes.
 
-Seven places do it, each for a measured reason (docs/development.md, "Reaching into a dependency"):
+Eight places do it, each for a measured reason (docs/development.md, "Reaching into a dependency"):
 
 - marshmallow ``Field._CHECK_ATTRIBUTE`` and ``Schema._hooks`` (the plain dump, web/schema_fields.py):
   below, and tests/web/test_schema_dump.py;
@@ -12,6 +12,8 @@ Seven places do it, each for a measured reason (docs/development.md, "Reaching i
   its ``LazyString._args`` is no longer read (``MessageId.source``);
 - SQLAlchemy's compiled form (``_bind_processors``, ``_result_columns``), ``TypeEngine._cached_result_processor``
   and ``Connection._handle_dbapi_exception`` (the prebuilt hot statements, storage/statements.py): below;
+- gunicorn's ``Logger._get_user`` (the access line's ``u`` atom, computed alone, web/access_log.py): below,
+  and tests/web/test_access_log.py (every atom equals gunicorn's own);
 - http.client's ``_create_connection`` (a webhook goes to the address that was checked,
   webhooks/sending.py): tests/webhooks/test_webhook_targets_live.py::test_the_request_goes_to_the_address_that_was_checked.
 """
@@ -130,3 +132,17 @@ def test_prebuilt_statements_convert_values_as_sqlalchemy_does_and_raise_its_err
             event.remove(db.engine, "before_cursor_execute", listen)
             db.session.remove()
             probes.drop(db.engine)
+
+
+def test_the_user_atom_is_read_as_gunicorn_reads_it():
+    """gunicorn's ``Logger._get_user``: the user of a Basic Authorization header, None for any other."""
+    import base64
+
+    from gunicorn.config import Config
+    from gunicorn.glogging import Logger
+
+    logger = Logger(Config())
+    basic = "Basic " + base64.b64encode(b"rina:rahasia").decode()
+    assert logger._get_user({"HTTP_AUTHORIZATION": basic}) == "rina"
+    assert logger._get_user({"HTTP_AUTHORIZATION": "Bearer gsv_x"}) is None
+    assert logger._get_user({}) is None

@@ -213,3 +213,23 @@ def test_behind_a_prefix_guardsvc_cookies_never_reach_the_application_beside_it(
     direct = create_app({"TESTING": True}).test_client().get("/masuk")
     assert any(value.startswith("guardsvc_session=") and "Path=/;" in value
                for value in direct.headers.getlist("Set-Cookie"))
+
+
+def test_a_request_without_cookies_opens_the_session_flask_would(app):
+    """The shortcut for a request that sends no cookie answers as Flask's own interface does."""
+    from flask.sessions import SecureCookieSessionInterface
+    from flask import request
+
+    ours, flasks = app.session_interface, SecureCookieSessionInterface()
+    with app.test_request_context("/api/guard/unblock-tickets/check/TKT-0000000A"):
+        opened, expected = ours.open_session(app, request), flasks.open_session(app, request)
+        assert type(opened) is type(expected) and dict(opened) == dict(expected) == {}
+        assert not (opened.modified or opened.accessed or opened.new != expected.new)
+    with app.test_request_context("/", headers={"Cookie": f"{COOKIE}=rusak"}):
+        assert dict(ours.open_session(app, request)) == {}  # a bad signature: a new session too
+    secret, app.secret_key = app.secret_key, None
+    try:
+        with app.test_request_context("/"):
+            assert ours.open_session(app, request) is None is flasks.open_session(app, request)
+    finally:
+        app.secret_key = secret

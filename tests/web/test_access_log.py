@@ -68,3 +68,49 @@ def logging_record(message):
     import logging
 
     return logging.LogRecord("guardsvc.test", logging.WARNING, __file__, 1, message, None, None)
+
+
+def test_each_atom_is_gunicorns_own():
+    """The atoms computed one by one equal gunicorn's whole set, for every atom of gunicorn's."""
+    from gunicorn.glogging import Logger
+
+    from guardsvc.web.access_log import _REQUEST_ATOMS
+
+    environ = {"REQUEST_METHOD": "GET", "RAW_URI": "/banding/cek?tiket=TKT-0000000A", "PATH_INFO": "/banding/cek",
+               "QUERY_STRING": "tiket=TKT-0000000A", "SERVER_PROTOCOL": "HTTP/1.1", "REMOTE_ADDR": "203.0.113.7",
+               "HTTP_REFERER": "http://x/", "HTTP_USER_AGENT": "curl/8", "HTTP_AUTHORIZATION": "Basic dXNlcjpwdw=="}
+    took = timedelta(seconds=2, microseconds=34567)
+    for response in (SimpleNamespace(status="201 CREATED", sent=12, headers=[]),
+                     SimpleNamespace(status=404, headers=[])):
+        expected = Logger(Config()).atoms(response, SimpleNamespace(headers=[]), environ, took)
+        bare = {key: value for key, value in expected.items() if not key.startswith("{")}
+        assert set(_REQUEST_ATOMS) == set(bare)
+        logger = RedactingLogger(Config())
+        for name, atom in _REQUEST_ATOMS.items():
+            if name != "t":  # the time of day: equal but for the second it is read in
+                assert atom(logger, response, environ, took) == bare[name], name
+
+
+def test_every_atom_of_the_format_and_only_those_are_logged(monkeypatch):
+    config = Config()
+    config.set("access_log_format", '%(h)s "%(r)s" %(s)s %(D)s %({user-agent}i)s')
+    environ = {"REQUEST_METHOD": "GET", "RAW_URI": "/banding/tiket/rahasia123", "PATH_INFO": "/banding/tiket/rahasia123",
+               "SERVER_PROTOCOL": "HTTP/1.1", "REMOTE_ADDR": "203.0.113.7"}
+    response = SimpleNamespace(status="200 OK", sent=5, headers=[])
+    request = SimpleNamespace(headers=[("USER-AGENT", "agen gsv_" + "a" * 30)])
+    atoms = RedactingLogger(config).atoms(response, request, environ, timedelta(microseconds=7))
+    assert atoms == {"h": "203.0.113.7", "r": "GET /banding/tiket/[redacted] HTTP/1.1", "s": "200", "D": 7,
+                     "{user-agent}i": "agen [redacted]"}
+
+
+def test_redaction_skips_nothing_it_would_mask():
+    """The shortcuts (short texts, lines without a secret-carrying path) answer as the patterns do."""
+    import itertools
+
+    from guardsvc.web.redaction import MASK, SECRET_LIKE, SECRET_PATHS
+
+    pieces = ["", "/banding/tiket/", "/masuk/atur-ulang/", "x", "?a=1", "A" * 23, "B" * 24, "/banding/cek", " ", "=="]
+    for parts in itertools.product(pieces, repeat=3):
+        text = "".join(parts)
+        assert redact(text) == SECRET_LIKE.sub(MASK, SECRET_PATHS.sub(r"\1" + MASK, text)), text
+    assert redact(None) is None and redact(7) == 7
