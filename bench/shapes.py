@@ -165,7 +165,8 @@ def start(shape, env, reference_url, folder):
     reference_env = {**os.environ, "REFERENCE_DATABASE_URL": reference_url, "REFERENCE_LIMITS": limits,
                      "REFERENCE_PENDING_PER_IP": hotpaths.RAISED_LIMITS["PENDING_PER_IP"]}
     reference = Served(f"reference/{shape}", lambda port: [
-        str(hotpaths.BIN / "gunicorn"), "-k", "gthread", "-w", str(sizes["workers"]), "--threads",
+        str(hotpaths.BIN / "gunicorn"), "-c", str(ROOT / "bench" / "reference_gunicorn.conf.py"),
+        "-k", "gthread", "-w", str(sizes["workers"]), "--threads",
         str(sizes["threads"]), "-b", f"127.0.0.1:{port}", "--log-level", "warning", "bench.reference_app:app"],
         reference_env)
     return guardsvc, reference, sizes
