@@ -15,7 +15,6 @@ and dropped at the end.
 import argparse
 import statistics
 import sys
-import tempfile
 import time
 from datetime import timedelta
 from pathlib import Path
@@ -23,7 +22,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from blocks_lookup import _run_ddl, make_app  # noqa: E402
+from blocks_lookup import scratch_app  # noqa: E402
 
 SCHEMA = "guardsvc_bench_queue"
 COLUMNS = ("ticket_number", "name", "email", "phone", "reason", "ip_address", "device_id",
@@ -99,10 +98,13 @@ def measure(app, runs):
     from guardsvc.appeals import service as appeals
     from guardsvc.extensions import db
 
+    from guardsvc.sessions import service as sessions
+    from guardsvc.web.identity import Client
+
     with app.app_context():
         admin = accounts.create_user("bench-admin@example.com", "Admin", "bench-password-123", "admin")
-        token, _ = accounts.create_token(admin, "bench")
-        user_key = admin.get_id()
+        token, _ = accounts.create_token(admin, "bench", client=None)
+        user_key, _ = sessions.start_session(admin, Client("127.0.0.1", None, None, "bench"), second_factor=True)
         db.session.commit()
 
     def in_context(call):
@@ -137,25 +139,13 @@ def measure(app, runs):
 
 def main():
     args = parse_args()
-    if args.database_url:
-        url, schema = args.database_url, SCHEMA
-    else:
-        url, schema = "sqlite:///" + str(Path(tempfile.mkdtemp(prefix="guardsvc-bench-")) / "queue.db"), None
-    app = make_app(url, schema)
-    started = time.perf_counter()
-    fill(app, args.tickets)
-    print(f"{app.config['SQLALCHEMY_DATABASE_URI'].split(':')[0]}: {args.tickets:,} tickets inserted "
-          f"in {time.perf_counter() - started:.0f} s")
-    try:
+    with scratch_app(args.database_url, SCHEMA, "queue.db", keep=args.keep) as app:
+        started = time.perf_counter()
+        fill(app, args.tickets)
+        print(f"{app.config['SQLALCHEMY_DATABASE_URI'].split(':')[0]}: {args.tickets:,} tickets inserted "
+              f"in {time.perf_counter() - started:.0f} s")
         for name, millis in measure(app, args.runs).items():
             print(f"  {name:28} {millis:8.1f} ms")
-    finally:
-        if schema and not args.keep:
-            with app.app_context():
-                from guardsvc.extensions import db
-
-                db.engine.dispose()
-            _run_ddl(app.config["SQLALCHEMY_DATABASE_URI"], f"DROP SCHEMA IF EXISTS {schema} CASCADE")
 
 
 if __name__ == "__main__":

@@ -24,7 +24,6 @@ import argparse
 import ipaddress
 import statistics
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -32,7 +31,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from blocks_lookup import _run_ddl, make_app  # noqa: E402
+from blocks_lookup import scratch_app  # noqa: E402
 from million_blocks import load_blocks, network_of  # noqa: E402
 
 
@@ -144,44 +143,37 @@ def time_reading(app, count):
 
 
 def run(name, database_url, args, table):
-    schema = "bench_coverage" if database_url.startswith("postgresql") else None
-    app = make_app(database_url, schema)
-    small = time_adds(app, args.adds, 0)
-    move_references_out_of_the_loaders_way(app)
-    load_seconds = load_blocks(app, args.blocks)
-    recount_seconds, covered = time_recount(app)
-    big = time_adds(app, args.adds, 1 << 16)
-    union_seconds, rows, union = time_union_of_everything(app)
-    reading = time_reading(app, args.blocks)
-    rows_out = {}
-    for size, figures in (("20", small), (f"{args.blocks:,}", big)):
-        for kind, label in (("public_address", "public IPv4, counted"), ("uncounted_address", "IPv6, not counted")):
-            add, lift = figures[kind]
-            rows_out[f"add one block, {label}, {size} blocks (ms)"] = f"{add:.2f}"
-            rows_out[f"add + lift one, {label}, {size} blocks (ms)"] = f"{lift:.2f}"
-    table[name] = {
-        **rows_out,
-        f"bulk load of {args.blocks:,} (s, bench loader, not counted)": f"{load_seconds:.1f}",
-        f"count again from {args.blocks:,} blocks (s: migration, --recount)": f"{recount_seconds:.2f}",
-        "public addresses covered (the sum)": f"{covered:,}",
-        f"reading every block + union, per add (s; {rows:,} IPv4 rows)": f"{union_seconds:.2f}",
-        "union of what they cover": f"{union:,}",
-        f"read {args.blocks:,} list lines, public addresses counted (s)": f"{reading['counted']:.2f}",
-        f"read {args.blocks:,} list lines, not counted (s)": f"{reading['not counted']:.2f}",
-    }
-    if schema:
-        from guardsvc.config import load_settings
-
-        _run_ddl(load_settings(tempfile.gettempdir())["SQLALCHEMY_DATABASE_URI"],
-                 f"DROP SCHEMA IF EXISTS {schema} CASCADE")
+    with scratch_app(database_url, "bench_coverage", "bench.db") as app:
+        small = time_adds(app, args.adds, 0)
+        move_references_out_of_the_loaders_way(app)
+        load_seconds = load_blocks(app, args.blocks)
+        recount_seconds, covered = time_recount(app)
+        big = time_adds(app, args.adds, 1 << 16)
+        union_seconds, rows, union = time_union_of_everything(app)
+        reading = time_reading(app, args.blocks)
+        rows_out = {}
+        for size, figures in (("20", small), (f"{args.blocks:,}", big)):
+            for kind, label in (("public_address", "public IPv4, counted"), ("uncounted_address", "IPv6, not counted")):
+                add, lift = figures[kind]
+                rows_out[f"add one block, {label}, {size} blocks (ms)"] = f"{add:.2f}"
+                rows_out[f"add + lift one, {label}, {size} blocks (ms)"] = f"{lift:.2f}"
+        table[name] = {
+            **rows_out,
+            f"bulk load of {args.blocks:,} (s, bench loader, not counted)": f"{load_seconds:.1f}",
+            f"count again from {args.blocks:,} blocks (s: migration, --recount)": f"{recount_seconds:.2f}",
+            "public addresses covered (the sum)": f"{covered:,}",
+            f"reading every block + union, per add (s; {rows:,} IPv4 rows)": f"{union_seconds:.2f}",
+            "union of what they cover": f"{union:,}",
+            f"read {args.blocks:,} list lines, public addresses counted (s)": f"{reading['counted']:.2f}",
+            f"read {args.blocks:,} list lines, not counted (s)": f"{reading['not counted']:.2f}",
+        }
 
 
 def main():
     args = parse_args()
     table = {}
     if not args.skip_sqlite:
-        folder = Path(tempfile.mkdtemp(prefix="guardsvc-bench-coverage-"))
-        run("SQLite", f"sqlite:///{folder / 'bench.db'}", args, table)
+        run("SQLite", None, args, table)  # a new SQLite file
         print_table(table)  # now, in case the next database fails
     if args.database_url:
         run("PostgreSQL", args.database_url, args, table)

@@ -23,6 +23,7 @@ import statistics
 import sys
 import tempfile
 import time
+from contextlib import contextmanager
 from datetime import timedelta
 from pathlib import Path
 
@@ -74,6 +75,26 @@ def make_app(database_url, schema=None):
     with app.app_context():
         upgrade()
     return app
+
+
+@contextmanager
+def scratch_app(database_url, schema, sqlite_name, keep=False):
+    """A migrated app for one benchmark: on ``database_url`` inside PostgreSQL ``schema`` (dropped at the
+    end unless ``keep``), or, with no URL, on a new SQLite file ``sqlite_name`` in a temporary folder."""
+    if not database_url:
+        database_url = "sqlite:///" + str(Path(tempfile.mkdtemp(prefix="guardsvc-bench-")) / sqlite_name)
+    if not database_url.startswith("postgresql"):
+        schema = None
+    app = make_app(database_url, schema)
+    try:
+        yield app
+    finally:
+        if schema and not keep:
+            from guardsvc.extensions import db
+
+            with app.app_context():
+                db.engine.dispose()
+            _run_ddl(app.config["SQLALCHEMY_DATABASE_URI"], f"DROP SCHEMA IF EXISTS {schema} CASCADE")
 
 
 def _run_ddl(url, *statements):

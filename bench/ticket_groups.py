@@ -20,7 +20,6 @@ guardsvc_bench_groups of that database, created for the run and dropped at the e
 import argparse
 import statistics
 import sys
-import tempfile
 import time
 from contextlib import contextmanager
 from datetime import timedelta
@@ -29,7 +28,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from blocks_lookup import _run_ddl, make_app  # noqa: E402
+from blocks_lookup import scratch_app  # noqa: E402
 
 SCHEMA = "guardsvc_bench_groups"
 WAVE = 1_000
@@ -258,14 +257,13 @@ def group_list_statements(app):
 
 def main():
     args = parse_args()
-    if args.database_url:
-        url, schema = args.database_url, SCHEMA
-    else:
-        url, schema = "sqlite:///" + str(Path(tempfile.mkdtemp(prefix="guardsvc-bench-")) / "groups.db"), None
-    app = make_app(url, schema)
+    with scratch_app(args.database_url, SCHEMA, "groups.db", keep=args.keep) as app:
+        measure(app, args.runs)
+
+
+def measure(app, runs):
     from guardsvc.accounts import service as accounts
     from guardsvc.extensions import db
-
     from guardsvc.sessions import service as sessions
     from guardsvc.web.identity import Client
 
@@ -277,22 +275,15 @@ def main():
     headers = {"Authorization": f"Bearer {token}"}
     print(f"{app.config['SQLALCHEMY_DATABASE_URI'].split(':')[0]} "
           f"(request deadline {app.config['REQUEST_DEADLINE_SECONDS']} s):")
-    try:
-        decide_waves(app, headers)
-        each = one_by_one(app)
-        print(f"  for comparison, one ticket at a time (approve, each committed): {each * 1000:.1f} ms a ticket, "
-              f"{each * WAVE:.1f} s for {WAVE:,}")
-        fill_groups(app)
-        statements, total = group_list_statements(app)
-        print(f"  group list with {LIST_TICKETS:,} pending tickets in {total:,} groups: "
-              f"{statements} statement(s)")
-        time_lists(app, headers, session_user, args.runs)
-        time_parts(app, args.runs)
-    finally:
-        if schema and not args.keep:
-            with app.app_context():
-                db.engine.dispose()
-            _run_ddl(app.config["SQLALCHEMY_DATABASE_URI"], f"DROP SCHEMA IF EXISTS {schema} CASCADE")
+    decide_waves(app, headers)
+    each = one_by_one(app)
+    print(f"  for comparison, one ticket at a time (approve, each committed): {each * 1000:.1f} ms a ticket, "
+          f"{each * WAVE:.1f} s for {WAVE:,}")
+    fill_groups(app)
+    statements, total = group_list_statements(app)
+    print(f"  group list with {LIST_TICKETS:,} pending tickets in {total:,} groups: {statements} statement(s)")
+    time_lists(app, headers, session_user, runs)
+    time_parts(app, runs)
 
 
 if __name__ == "__main__":
