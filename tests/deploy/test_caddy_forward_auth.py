@@ -4,7 +4,6 @@ The device cookie of a new browser reaches the browser and never the
 application; a blocked browser sees the block page itself (403), a blocked
 script the JSON; guardsvc's own pages stay reachable under /guardsvc/.
 """
-import http.client
 import json
 import os
 import subprocess
@@ -13,7 +12,7 @@ import sys
 import pytest
 
 from tests.support.debian_packages import unpacked_program
-from tests.support.guarded_site import UPSTREAM
+from tests.support.guarded_site import UPSTREAM, fetch
 from tests.support.live import ROOT, LiveServer, free_port, wait_for_port
 
 pytestmark = [pytest.mark.proxy, pytest.mark.database_agnostic]
@@ -46,16 +45,6 @@ def caddy_site(app, tmp_path_factory):
             process.terminate()
             process.wait(timeout=10)
         guardsvc.stop()
-
-
-def fetch(port, path, source="127.0.0.1", headers=None):
-    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=15, source_address=(source, 0))
-    try:
-        connection.request("GET", path, headers=headers or {})
-        response = connection.getresponse()
-        return response.status, response.headers, response.read().decode("utf-8")
-    finally:
-        connection.close()
 
 
 def test_a_new_browsers_device_cookie_reaches_the_browser_never_the_application(caddy_site):

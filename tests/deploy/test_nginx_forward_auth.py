@@ -3,18 +3,16 @@
 Clients are told apart by their loopback source address (127.0.0.x), which
 is what nginx forwards; the configuration is deploy/nginx/guardsvc.conf.
 """
-import http.client
 import re
 import shutil
 import subprocess
 import sys
 import time
-from pathlib import Path
 from urllib.parse import urlencode
 
 import pytest
 
-from tests.support.guarded_site import UPSTREAM, guarded_site
+from tests.support.guarded_site import UPSTREAM, fetch, guarded_site
 from tests.support.nginx_support import NGINX, missing, nginx_conf
 from tests.support.live import free_port, wait_for_port as _wait_for_port
 
@@ -39,27 +37,10 @@ def stack(app, tmp_path_factory):
     shutil.rmtree(prefix, ignore_errors=True)
 
 
-def fetch(port, path, source, headers=None):
-    """GET through nginx from the loopback source address ``source``: (status, headers, text)."""
-    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=15, source_address=(source, 0))
-    try:
-        connection.request("GET", path, headers=headers or {})
-        response = connection.getresponse()
-        return response.status, response.headers, response.read().decode("utf-8")
-    finally:
-        connection.close()
-
-
 def post(port, path, source, form, headers=None):
     """POST a form through nginx from ``source``: (status, headers, text)."""
-    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=15, source_address=(source, 0))
-    try:
-        connection.request("POST", path, body=urlencode(form), headers={
-            "Content-Type": "application/x-www-form-urlencoded", **(headers or {})})
-        response = connection.getresponse()
-        return response.status, response.headers, response.read().decode("utf-8")
-    finally:
-        connection.close()
+    return fetch(port, path, source, {"Content-Type": "application/x-www-form-urlencoded", **(headers or {})},
+                 method="POST", body=urlencode(form))
 
 
 def test_an_unblocked_client_reaches_the_application_and_gets_a_device_id(stack):

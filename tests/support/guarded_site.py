@@ -1,5 +1,6 @@
 """A guarded site as operators build it: nginx from deploy/nginx in front of a small application and a
 live guardsvc, each a child process of the test."""
+import http.client
 import subprocess
 import sys
 import textwrap
@@ -34,6 +35,17 @@ UPSTREAM = textwrap.dedent("""
 
     ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), Application).serve_forever()
 """)
+
+
+def fetch(port, path, source="127.0.0.1", headers=None, method="GET", body=None):
+    """A request to the proxy on ``port`` from the loopback source address ``source``: (status, headers, text)."""
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=15, source_address=(source, 0))
+    try:
+        connection.request(method, path, body=body, headers=headers or {})
+        response = connection.getresponse()
+        return response.status, response.headers, response.read().decode("utf-8")
+    finally:
+        connection.close()
 
 
 @contextmanager
