@@ -6,8 +6,6 @@ when the range is wider. Against a real server behind a proxy (the client's
 address in ``X-Forwarded-For``, as nginx sends it), as an attacker holding a /48
 under a self-releasable /32 would try it.
 """
-import http.client
-import json
 from types import SimpleNamespace
 
 import pytest
@@ -16,7 +14,7 @@ from guardsvc.selfrelease.service import network_key, network_share
 from tests.support.blocks_helpers import from_ip
 from tests.support.live import LiveServer, all_at_once
 from tests.support.pages_support import text_of
-from tests.support.self_release_support import CHALLENGE, RELEASE, solve
+from tests.support.self_release_support import CHALLENGE, RELEASE, call as request, solve
 
 LIST_RANGE = "2001:db8::/32"  # a community list's range, self-releasable
 ATTACKER_48 = "2001:db8:aaaa"  # the attacker's own /48 inside it
@@ -24,15 +22,7 @@ ATTACKER_48 = "2001:db8:aaaa"  # the attacker's own /48 inside it
 
 def call(server, method, path, address, device, body=None):
     """(status, JSON body) of one request that a proxy forwards for ``address``."""
-    connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=30)
-    headers = {"X-Device-Id": device, "X-Forwarded-For": address,
-               **({"Content-Type": "application/json"} if body is not None else {})}
-    try:
-        connection.request(method, path, body=json.dumps(body) if body is not None else None, headers=headers)
-        response = connection.getresponse()
-        return response.status, json.loads(response.read() or b"{}")
-    finally:
-        connection.close()
+    return request(server.port, method, path, "127.0.0.1", device, body, forwarded_for=address)
 
 
 def payloads(server, clients):

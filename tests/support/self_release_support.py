@@ -24,10 +24,12 @@ def challenge_and_solve(get, **kwargs):
     return solve(body["data"]["challenge"])
 
 
-def call(port, method, path, source, device, body=None):
-    """(status, JSON body) of one request to the server on ``port`` from address ``source`` naming ``device``."""
+def call(port, method, path, source, device, body=None, forwarded_for=None):
+    """(status, JSON body) of one request to the server on ``port`` from address ``source`` naming ``device``
+    (and, as a proxy sends it, ``X-Forwarded-For: forwarded_for``)."""
     connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30, source_address=(source, 0))
-    headers = {"X-Device-Id": device, **({"Content-Type": "application/json"} if body is not None else {})}
+    headers = {"X-Device-Id": device, **({"X-Forwarded-For": forwarded_for} if forwarded_for else {}),
+               **({"Content-Type": "application/json"} if body is not None else {})}
     try:
         connection.request(method, path, body=json.dumps(body) if body is not None else None, headers=headers)
         response = connection.getresponse()
