@@ -10,7 +10,8 @@ from guardsvc.outbox.delivery import deliver_due
 from guardsvc.outbox.models import OutboxMessage
 from guardsvc.signin.models import EmailVerification
 from guardsvc.storage import clock
-from tests.support.email_code_support import age_history, code_in, code_mails, last_code, token_from
+from tests.support.email_code_support import code_in, code_mails, last_code, token_from
+from tests.support.email_code_support import jakartan  # noqa: F401  (fixture)
 from tests.support.factories import PASSWORD
 from tests.support.geoip_support import AMSTERDAM, JAKARTA, TOKYO, geoip_database, located  # noqa: F401
 from tests.support.pages_support import post_form, text_of
@@ -20,13 +21,6 @@ from tests.support.smtp import smtp_server, text_body  # noqa: F401
 pytestmark = pytest.mark.usefixtures("located", "rate_limits_off")
 CODE_PAGE = "/masuk/kode-email"
 
-
-@pytest.fixture()
-def jakartan(app, client, make_user):
-    user = make_user(email="sari@example.com", name="Sari")
-    assert token_from(client, user.email, JAKARTA).status_code == 201
-    age_history(app, user, days=1)
-    return user
 
 
 def browser_at(app, ip, language=None):

@@ -11,20 +11,13 @@ from guardsvc.outbox.models import OutboxMessage
 from guardsvc.signin.models import EmailVerification, LoginEvent
 from guardsvc.storage import clock
 from tests.support.email_code_support import age_history, code_mails, expire_codes, last_code, results, token_from
-from tests.support.geoip_support import (AMSTERDAM, BANDUNG, JAKARTA, JAYAPURA, NOWHERE, SINGAPORE, TOKYO,  # noqa: F401
+from tests.support.email_code_support import jakartan  # noqa: F401  (fixture)
+from tests.support.geoip_support import (AMSTERDAM, BANDUNG, JAYAPURA, NOWHERE, SINGAPORE, TOKYO,  # noqa: F401
                                  geoip_database, located)
 from tests.support.signin_support import enable_2fa, rate_limits_off, request_token, totp_code  # noqa: F401
 
 pytestmark = pytest.mark.usefixtures("located", "rate_limits_off")
 
-
-@pytest.fixture()
-def jakartan(app, client, make_user):
-    """An account without 2FA that signed in from Jakarta yesterday."""
-    user = make_user(email="sari@example.com", name="Sari")
-    assert token_from(client, user.email, JAKARTA).status_code == 201
-    age_history(app, user, days=1)
-    return user
 
 
 def test_the_first_sign_in_is_not_asked_and_records_its_place(app, client, make_user):

@@ -1,6 +1,7 @@
 """Helpers for tests of the e-mailed sign-in code: asking for tokens from a place, reading the code."""
 import re
 
+import pytest
 from sqlalchemy import select, update
 
 from guardsvc.extensions import db
@@ -8,6 +9,7 @@ from guardsvc.outbox.models import OutboxMessage
 from guardsvc.signin.models import LoginEvent, SignInCountry
 from guardsvc.storage import clock
 from tests.support.factories import PASSWORD
+from tests.support.geoip_support import JAKARTA
 from tests.support.signin_support import BROWSER_UA, TOKENS
 
 CODE_LINE = re.compile(r"^ {4}([0-9]{8})\r?$", re.MULTILINE)
@@ -65,3 +67,12 @@ def expire_codes(app):
     with app.app_context():
         db.session.execute(update(EmailVerification).values(expires_at=clock.utcnow()))
         db.session.commit()
+
+
+@pytest.fixture()
+def jakartan(app, client, make_user):
+    """An account without 2FA that signed in from Jakarta yesterday."""
+    user = make_user(email="sari@example.com", name="Sari")
+    assert token_from(client, user.email, JAKARTA).status_code == 201
+    age_history(app, user, days=1)
+    return user
