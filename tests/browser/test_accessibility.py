@@ -12,7 +12,7 @@ from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import expect
 
 from guardsvc.outbox.service import messages_to
-from tests.browser.conftest import WIDTHS
+from tests.browser.conftest import WIDTHS, shoot
 from tests.support.factories import PASSWORD, submit_body
 from tests.support.signin_support import enable_2fa
 
@@ -124,6 +124,7 @@ def test_signed_in_and_admin_pages_are_accessible(page, live_server, make_user, 
                  f"/admin/tiket/{number}", "/admin/blokir", "/admin/izin", "/admin/lepas-sendiri", "/admin/masuk", "/admin/audit",
                  "/admin/templat", "/admin/node"):
         check(page, path, report)
+    shoot(page, f"admin-node-{language}")  # the fleet page, as the last path left it
     page.goto("/akun")
     page.locator('form[action="/akun/dua-langkah/mulai"] button[type="submit"]').click()
     report.extend(f"2FA set-up {line}" for line in violations(page))
