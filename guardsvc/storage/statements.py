@@ -28,6 +28,24 @@ from guardsvc.extensions import db
 from guardsvc.storage.transaction import READER as _READER, keep_reader, mark_written
 
 
+_CONNECTION = "guardsvc.statements.connection"
+
+
+def _connection_of(session):
+    """``session.connection()``, asked of SQLAlchemy once per transaction, not once per statement.
+
+    Within one transaction a session keeps one connection; SQLAlchemy's own way to it walks its
+    transaction's state machine on every call (a submission asks five times).
+    """
+    transaction = session.get_transaction()
+    kept = session.info.get(_CONNECTION)
+    if kept is not None and transaction is not None and kept[0] is transaction:
+        return kept[1]
+    connection = session.connection()
+    session.info[_CONNECTION] = (session.get_transaction(), connection)
+    return connection
+
+
 class _Compiled:
     """What one statement needs on one kind of database, for one set of parameter names."""
 
@@ -115,7 +133,7 @@ class Prepared:
         if self.alone and has_request_context() and not db.session.registry.has():
             return self._rows_alone(params)
         session = db.session()
-        connection = session.connection()
+        connection = _connection_of(session)
         compiled = self._for(connection.dialect, params)
         values = compiled.values(params)
         fairy = connection.connection

@@ -178,6 +178,18 @@ class Text(fields.String):
         return text
 
 
+class _EmailForm(validate.Email):
+    """marshmallow's e-mail check, its message left to be written in the request's language.
+
+    marshmallow formats its message before it checks (a catalogue look-up on every accepted
+    address); the message has no ``{input}`` to fill, so it is kept as the catalogue's lazy string,
+    as every other field's message is, and written only when a refusal is.
+    """
+
+    def _format_error(self, value):
+        return [self.error]  # a list: a lazy string alone would be taken for a sequence of messages
+
+
 class Email(Text):
     """A trimmed e-mail address."""
     trims_before_checking = True
@@ -186,7 +198,7 @@ class Email(Text):
 
     def __init__(self, **kwargs):
         super().__init__(**kwargs)
-        self.validators.append(validate.Email(error=messages.FIELD_BAD_EMAIL))
+        self.validators.append(_EmailForm(error=messages.FIELD_BAD_EMAIL))
 
 
 class IpAddress(Text):
