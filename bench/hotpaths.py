@@ -20,7 +20,6 @@ PostgreSQL database beside the one the URL names, created for the run and
 dropped after it.
 """
 import argparse
-import hashlib
 import os
 import random
 import re

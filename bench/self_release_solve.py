@@ -17,7 +17,6 @@ Run: .venv/bin/python bench/self_release_solve.py [--costs 2000,5000,10000] [--r
 import argparse
 import functools
 import http.server
-import json
 import os
 import sys
 import threading

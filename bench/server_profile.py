@@ -17,7 +17,6 @@ py-spy needs to read the workers' memory (root, or ptrace permission).
 import argparse
 import collections
 import os
-import secrets
 import shutil
 import subprocess
 import sys

@@ -10,7 +10,6 @@ requests were answered and how long the slowest took.
     .venv/bin/python bench/slowloris.py [--slow 50] [--seconds 10]
 """
 import argparse
-import os
 import shutil
 import socket
 import subprocess

@@ -9,7 +9,7 @@ without importing them.
 from dataclasses import dataclass
 from typing import Callable
 
-from flask import current_app, flash, redirect, render_template, url_for
+from flask import flash, redirect, render_template, url_for
 from flask_login import current_user
 
 from guardsvc.features import each

@@ -8,7 +8,7 @@ from guardsvc.admin.access import require_admin
 from guardsvc.admin.views import render_ticket
 from guardsvc.appeals import conversation, desk
 from guardsvc.appeals.conversation_models import ADMIN
-from guardsvc.appeals.digest import queue_appeal_digests, set_digest_opt_in
+from guardsvc.appeals.digest import set_digest_opt_in
 from guardsvc.appeals.schemas import MESSAGE_MAX, ResponseTemplateSchema, TicketPostSchema
 from guardsvc.appeals.service import find_ticket
 from guardsvc.web.errors import InvalidState

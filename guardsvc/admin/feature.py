@@ -1,7 +1,7 @@
 """The administrators' desk: the JSON door and pages for tickets, blocks, allow entries and the audit log,
 and the digest of new appeals (queued by the mail deliverer, chosen on /akun)."""
 from guardsvc.admin import allows_api, allows_views, api, desk_views, group_views, views
-from guardsvc.admin.desk_views import queue_appeal_digests
+from guardsvc.appeals.digest import queue_appeal_digests
 from guardsvc.features import Feature
 
 FEATURE = Feature(

@@ -1,7 +1,6 @@
 """Shapes of ticket requests and responses."""
 from marshmallow import fields
 
-from guardsvc import messages
 from guardsvc.appeals.models import STATUSES
 from guardsvc.blocks.schemas import display_target_of
 from guardsvc.web.schema_fields import BaseSchema, Nullable, Choice, Email, Flag, Text, Timestamp

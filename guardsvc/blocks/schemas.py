@@ -6,7 +6,7 @@ from marshmallow import fields, pre_load
 from guardsvc import messages
 from guardsvc.storage import clock
 from guardsvc.blocks.models import target_kind
-from guardsvc.blocks.networks import ZoneIdGiven, canonical_network, display_target, is_single_address
+from guardsvc.blocks.networks import ZoneIdGiven, canonical_network, display_target
 from guardsvc.web import ip_grammar
 from guardsvc.web.listing import SearchQuerySchema
 from guardsvc.web.schema_fields import (BaseSchema, DeviceId, Flag, Given, Integer, IpAddress, Nullable, StoredText,

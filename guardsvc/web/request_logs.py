@@ -12,7 +12,7 @@ import os
 import re
 from datetime import datetime, timezone
 
-from flask import g, has_request_context, request
+from flask import g, has_request_context
 
 from guardsvc.web.redaction import redact
 from guardsvc.web.headers import request_header
