@@ -5,7 +5,10 @@ reference (``bench/reference_app.py``: the same statements through the driver, t
 round trip) are served with the same workers and threads on the same cores, and each hot path is
 loaded with wrk (2 threads x 16 connections), the two contenders alternating round by round.
 It prints, per shape and path, the medians of req/s and p99 of both, guardsvc's share of the
-reference's throughput against the contract's target, and the non-2xx answers.
+reference's throughput against the contract's target, and the non-2xx answers; beside them, the CPU
+time each server (its master and workers, every thread) spent a request during the run, and the
+reference's over guardsvc's: the part of a request that is the server's own, without wrk's and the
+kernel's share of the machine, which a busy machine disturbs less than a rate.
 
     .venv/bin/python bench/shapes.py [--database-url postgresql://...] [--rounds 3] [--duration 5]
         [--shapes default,sqlite-2-redis,postgresql-2-redis] [--only check,submit,save-my-ip]
@@ -80,6 +83,20 @@ class Served:
     def workers(self):
         found = subprocess.run(["pgrep", "-P", str(self.process.pid)], capture_output=True, text=True)
         return len(found.stdout.split())
+
+    def cpu_seconds(self):
+        """CPU time used so far by the server: the master and every worker (all their threads)."""
+        pids = [self.process.pid]
+        found = subprocess.run(["pgrep", "-P", str(self.process.pid)], capture_output=True, text=True)
+        pids += [int(pid) for pid in found.stdout.split()]
+        total = 0
+        for pid in pids:
+            try:
+                fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+            except FileNotFoundError:
+                continue
+            total += int(fields[11]) + int(fields[12])  # utime, stime (after the command's closing paren)
+        return total / os.sysconf("SC_CLK_TCK")
 
     def stop(self):
         self.process.terminate()
@@ -208,7 +225,7 @@ def main():
                     samples = {"reference": [], "guardsvc": []}
                     for _ in range(args.rounds):
                         for label, server in (("reference", reference), ("guardsvc", guardsvc)):
-                            samples[label].append(hotpaths.wrk(server.url, hot[name], load, folder))
+                            samples[label].append(_measured(server, hot[name], load, folder))
                     table.append((shape, name, _medians(samples["reference"]), _medians(samples["guardsvc"])))
                     _print_row(*table[-1])
             finally:
@@ -222,22 +239,32 @@ def main():
         _print_row(*row)
 
 
+def _measured(server, path_, load, folder):
+    """One wrk run, with the CPU time the server spent a request (µs) beside its rate."""
+    before = server.cpu_seconds()
+    result = hotpaths.wrk(server.url, path_, load, folder)
+    result["cpu_us"] = (server.cpu_seconds() - before) / max(1, result["total"]) * 1e6
+    return result
+
+
 def _medians(results):
     return {"rps": statistics.median(r["rps"] for r in results),
+            "cpu_us": statistics.median(r["cpu_us"] for r in results),
             "p99": statistics.median(r["p99"] for r in results),
             "bad": sum(r["bad"] for r in results), "total": sum(r["total"] for r in results)}
 
 
 def _header():
     print(f"{'shape':20}{'path':12}{'ref req/s':>10}{'guardsvc':>10}{'ratio':>8}{'target':>8}"
-          f"{'ref p99':>9}{'p99 ms':>9}{'non-2xx':>10}")
+          f"{'ref p99':>9}{'p99 ms':>9}{'non-2xx':>10}  {'ref cpu us':>10}{'cpu us':>8}{'cpu ratio':>10}")
 
 
 def _print_row(shape, name, ref, ours):
     ratio = ours["rps"] / ref["rps"] if ref["rps"] else float("nan")
     met = "ok" if ratio >= TARGETS[name] and ours["p99"] <= P99_TARGET_MS else "MISS"
     print(f"{shape:20}{name:12}{ref['rps']:10.0f}{ours['rps']:10.0f}{ratio:8.2f}{TARGETS[name]:8.1f}"
-          f"{ref['p99']:9.1f}{ours['p99']:9.1f}{ours['bad']:>5}/{ref['bad']:<4} {met}", flush=True)
+          f"{ref['p99']:9.1f}{ours['p99']:9.1f}{ours['bad']:>5}/{ref['bad']:<4} {met}"
+          f"{ref['cpu_us']:10.0f}{ours['cpu_us']:8.0f}{ref['cpu_us'] / ours['cpu_us']:10.2f}", flush=True)
 
 
 if __name__ == "__main__":
