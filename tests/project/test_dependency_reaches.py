@@ -1,6 +1,6 @@
 """Where guardsvc leans on a dependency's private internals, a test that fails loudly when it changes.
 
-Eight places do it, each for a measured reason (docs/development.md, "Reaching into a dependency"):
+Nine places do it, each for a measured reason (docs/development.md, "Reaching into a dependency"):
 
 - marshmallow ``Field._CHECK_ATTRIBUTE`` and ``Schema._hooks`` (the plain dump, web/schema_fields.py):
   below, and tests/web/test_schema_dump.py;
@@ -14,6 +14,9 @@ Eight places do it, each for a measured reason (docs/development.md, "Reaching i
   and ``Connection._handle_dbapi_exception`` (the prebuilt hot statements, storage/statements.py): below;
 - gunicorn's ``Logger._get_user`` (the access line's ``u`` atom, computed alone, web/access_log.py): below,
   and tests/web/test_access_log.py (every atom equals gunicorn's own);
+- Flask's ``RequestContext._after_request_functions`` and ``_session`` and ``DefaultJSONProvider._app``
+  (hooks run from lists made once, one JSON encoder, web/application.py): tests/web/test_flask_class.py
+  (the same hooks, answers and JSON bytes as plain Flask);
 - http.client's ``_create_connection`` (a webhook goes to the address that was checked,
   webhooks/sending.py): tests/webhooks/test_webhook_targets_live.py::test_the_request_goes_to_the_address_that_was_checked.
 """
