@@ -98,6 +98,27 @@ class _Compiled:
         return [make(row) for row in raw]
 
 
+def _run(fairy, compiled, values, listeners, connection, dbapi_error, failed):
+    """Run ``compiled`` on a cursor of the driver's connection ``fairy``: its raw rows.
+
+    ``before_cursor_execute`` listeners see the statement first (``connection``: the Connection
+    they are told of, None off a session); a driver error goes to ``failed(error, cursor)``, which
+    raises the caller's form of it.
+    """
+    cursor = fairy.cursor()
+    try:
+        for listener in listeners:
+            listener(connection, cursor, compiled.sql, values, None, False)
+        try:
+            cursor.execute(compiled.sql, values)
+            return cursor.fetchall() if compiled.row is not None else []
+        except dbapi_error as error:
+            failed(error, cursor)
+            raise  # failed raises; never reached
+    finally:
+        cursor.close()
+
+
 class Prepared:
     """A Core statement run past SQLAlchemy's execution machinery (see the module's docstring).
 
@@ -136,20 +157,12 @@ class Prepared:
         connection = _connection_of(session)
         compiled = self._for(connection.dialect, params)
         values = compiled.values(params)
-        fairy = connection.connection
-        cursor = fairy.cursor()
-        try:
-            listeners = connection.dispatch.before_cursor_execute
-            if listeners:
-                for listener in listeners:
-                    listener(connection, cursor, compiled.sql, values, None, False)
-            try:
-                cursor.execute(compiled.sql, values)
-                raw = cursor.fetchall() if compiled.row is not None else []
-            except connection.dialect.loaded_dbapi.Error as error:
-                connection._handle_dbapi_exception(error, compiled.sql, values, cursor, None)
-        finally:
-            cursor.close()
+
+        def failed(error, cursor):  # raises SQLAlchemy's error; a lost connection is invalidated
+            connection._handle_dbapi_exception(error, compiled.sql, values, cursor, None)
+
+        raw = _run(connection.connection, compiled, values, connection.dispatch.before_cursor_execute,
+                   connection, connection.dialect.loaded_dbapi.Error, failed)
         if self.writes:
             mark_written(session)
         return compiled.rows(raw)
@@ -171,25 +184,18 @@ class Prepared:
             keep_reader(fairy, engine.dialect)
         compiled = self._for(engine.dialect, params)
         values = compiled.values(params)
-        cursor = fairy.cursor()
-        try:
-            listeners = engine.dispatch.before_cursor_execute
-            if listeners:
-                for listener in listeners:
-                    listener(None, cursor, compiled.sql, values, None, False)
-            try:
-                cursor.execute(compiled.sql, values)
-                raw = cursor.fetchall()
-            except engine.dialect.loaded_dbapi.Error as error:
-                lost = engine.dialect.is_disconnect(error, fairy, cursor)
-                if lost:
-                    g.pop(_READER, None)
-                    fairy.invalidate(error)
-                raise DBAPIError.instance(compiled.sql, values, error, engine.dialect.loaded_dbapi.Error,
-                                          connection_invalidated=lost, dialect=engine.dialect) from error
-        finally:
-            cursor.close()
-        return compiled.rows(raw)
+        dbapi_error = engine.dialect.loaded_dbapi.Error
+
+        def failed(error, cursor):  # raises as a session's connection would; a lost one is given up
+            lost = engine.dialect.is_disconnect(error, fairy, cursor)
+            if lost:
+                g.pop(_READER, None)
+                fairy.invalidate(error)
+            raise DBAPIError.instance(compiled.sql, values, error, dbapi_error,
+                                      connection_invalidated=lost, dialect=engine.dialect) from error
+
+        return compiled.rows(_run(fairy, compiled, values, engine.dispatch.before_cursor_execute, None,
+                                  dbapi_error, failed))
 
     def first(self, params=None):
         rows = self.rows(params)
